@@ -1,0 +1,32 @@
+# The README's commands. `make test` is what CI runs (.ci/run).
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip
+STAMP := $(VENV)/.installed
+
+.PHONY: install test lint demo bench train clean
+
+$(STAMP): pyproject.toml
+	python3 -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+	# The CPU build of torch first: an unpinned torch would pull a multi-GB CUDA build.
+	$(PIP) install -q torch==2.13.0
+	$(PIP) install -q -e ".[train,dev]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+
+test: lint
+	$(PY) -m pytest -n 2 tests
+
+demo: $(STAMP)
+	$(PY) -m spinner_env.demo --players 4
+
+bench: $(STAMP)
+	$(PY) bench/bench_aec.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

@@ -1,0 +1,267 @@
+"""The PettingZoo AEC environment machinery shared by every game of the suite.
+
+A game's environment module supplies an :class:`Encoding` (action ids and observation
+vectors) and a function that builds its rules engine; :class:`DominoAECEnv` turns them
+into a PettingZoo classic environment: agents ``player_0..player_{n-1}``, Dict
+observations of ``observation`` and ``action_mask``, rewards, episodes, rendering.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from spinner_env.match import MatchState, match_winners
+
+REWARD_SCHEMES = ("match", "hand_score")
+EPISODES = ("match", "hand")
+RENDER_MODES = ("ansi", "human")
+
+
+class Encoding(ABC):
+    """How a game's moves become action ids and its states become vectors."""
+
+    num_actions: int
+    obs_size: int
+    state_size: int
+
+    @abstractmethod
+    def action_of(self, move: Any) -> int:
+        """The action id of a move."""
+
+    @abstractmethod
+    def move_of(self, action: int) -> Any:
+        """The move an action id stands for."""
+
+    @abstractmethod
+    def observation(self, game: Any, seat: int) -> np.ndarray:
+        """The public information plus seat's own hand, from seat's point of view."""
+
+    @abstractmethod
+    def state(self, game: Any) -> np.ndarray:
+        """Everything, hidden information included (for centralised critics)."""
+
+
+def zero_sum_outcome(totals: Sequence[int]) -> list[float]:
+    """Match reward: the k lowest-total seats share the win; rewards sum to zero.
+
+    A sole winner gets +1 and every other seat -1/(n-1); k tied winners get
+    (n-k)/(k(n-1)) each; if all tie, everyone gets 0.
+    """
+    n = len(totals)
+    winners = set(match_winners(totals))
+    k = len(winners)
+    return [(n - k) / (k * (n - 1)) if seat in winners else -1 / (n - 1) for seat in range(n)]
+
+
+def hand_score_difference(points: Sequence[int]) -> list[float]:
+    """Hand reward: (mean of the others' points left in hand - own points) / 100."""
+    n = len(points)
+    total = sum(points)
+    return [((total - p) / (n - 1) - p) / 100 for p in points]
+
+
+def check_choice(name: str, value: object, choices: Sequence[str]) -> None:
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}")
+
+
+class DominoAECEnv(AECEnv, EzPickle, ABC):
+    """A turn-based domino game as a PettingZoo AEC environment.
+
+    Subclasses set ``metadata``, ``encoding`` and implement :meth:`_new_game` and
+    :meth:`_render_text`. Illegal or out-of-range actions raise ValueError and leave the
+    environment unchanged; the ``env()`` constructor of each game wraps this class in
+    PettingZoo's TerminateIllegalWrapper instead.
+    """
+
+    encoding: Encoding
+
+    def __init__(
+        self,
+        num_players: int,
+        reward: str,
+        episode: str,
+        render_mode: str | None,
+        ctor_kwargs: dict[str, Any],
+    ) -> None:
+        EzPickle.__init__(self, **ctor_kwargs)
+        super().__init__()
+        check_choice("reward", reward, REWARD_SCHEMES)
+        check_choice("episode", episode, EPISODES)
+        if render_mode is not None:
+            check_choice("render_mode", render_mode, RENDER_MODES)
+        self.num_players = num_players
+        self.reward_scheme = reward
+        self.episode = episode
+        self.render_mode = render_mode
+        self.possible_agents = [f"player_{seat}" for seat in range(num_players)]
+        self.agents = list(self.possible_agents)
+        self._seat_of = {agent: seat for seat, agent in enumerate(self.possible_agents)}
+        enc = self.encoding
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(-np.inf, np.inf, (enc.obs_size,), np.float32),
+                "action_mask": spaces.Box(0, 1, (enc.num_actions,), np.int8),
+            }
+        )
+        act_space = spaces.Discrete(enc.num_actions)
+        self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
+        self.action_spaces = dict.fromkeys(self.possible_agents, act_space)
+        self.state_space = spaces.Box(-np.inf, np.inf, (enc.state_size,), np.float32)
+        self.game: Any = None
+        self._legal: list[Any] = []
+        self._mask = np.zeros(enc.num_actions, np.int8)
+        self._np_random_seed: int | None = None
+
+    # --------------------------------------------------------------- game hooks
+    @abstractmethod
+    def _new_game(self, seed: int, hand_number: int) -> MatchState:
+        """A fresh match from ``seed`` whose first hand is ``hand_number``."""
+
+    @abstractmethod
+    def _render_text(self, viewer: int | None) -> str:
+        """The game as text, showing ``viewer``'s hand (None: no hand)."""
+
+    # ----------------------------------------------------------------- spaces
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # ---------------------------------------------------------------- the API
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None or self._np_random_seed is None:
+            self.np_random, self._np_random_seed = gymnasium.utils.seeding.np_random(seed)
+        game_seed = int(self.np_random.integers(2**62))
+        first_hand = 0
+        if self.episode == "hand":
+            first_hand = int(self.np_random.integers(self._num_hands_option()))
+        self.game = self._new_game(game_seed, first_hand)
+        self.agents = list(self.possible_agents)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {agent: {} for agent in self.agents}
+        self._refresh_turn()
+
+    @abstractmethod
+    def _num_hands_option(self) -> int:
+        """How many hands a match has under this env's rules (the range of hand episodes)."""
+
+    def _refresh_turn(self) -> None:
+        self.agent_selection = self.possible_agents[self.game.current]
+        self._legal = self.game.legal_moves()
+        self._mask[:] = 0
+        for move in self._legal:
+            self._mask[self.encoding.action_of(move)] = 1
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self._seat_of[agent]
+        acting = agent == self.agent_selection and not self.terminations.get(agent, True)
+        mask = self._mask.copy() if acting else np.zeros_like(self._mask)
+        return {"observation": self.encoding.observation(self.game, seat), "action_mask": mask}
+
+    def state(self) -> np.ndarray:
+        return self.encoding.state(self.game)
+
+    def legal_actions(self) -> list[int]:
+        """The action ids the acting agent may take now."""
+        return [int(a) for a in np.flatnonzero(self._mask)]
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        move = self._checked_move(action)
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self.game.play_legal(move)
+        if self.game.hand_over:
+            self._finish_hand()
+        if not self.terminations[agent]:
+            self._refresh_turn()
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _checked_move(self, action: Any) -> Any:
+        if not isinstance(action, (int, np.integer)) or isinstance(action, bool):
+            raise ValueError(f"action must be an integer action id, got {action!r}")
+        action = int(action)
+        if not 0 <= action < self.encoding.num_actions:
+            raise ValueError(
+                f"action {action} is out of range: "
+                f"ids run from 0 to {self.encoding.num_actions - 1}"
+            )
+        if not self._mask[action]:
+            raise ValueError(
+                f"action {action} ({self.encoding.move_of(action)}) is illegal for "
+                f"{self.agent_selection}; legal ids: {self.legal_actions()}"
+            )
+        return self.encoding.move_of(action)
+
+    def _finish_hand(self) -> None:
+        game = self.game
+        result = game.results[-1]
+        # Kept until the next hand ends, so every agent can read it at its next turn.
+        for info in self.infos.values():
+            info["hand_result"] = {"winner": result.winner, "points": list(result.points)}
+        if self.reward_scheme == "hand_score":
+            self._add_rewards(hand_score_difference(result.points))
+        episode_over = self.episode == "hand" or game.match_over
+        if episode_over:
+            if self.reward_scheme == "match":
+                totals = result.points if self.episode == "hand" else game.totals
+                self._add_rewards(zero_sum_outcome(totals))
+            self.terminations = dict.fromkeys(self.agents, True)
+        else:
+            game.start_next_hand()
+
+    def _add_rewards(self, values: Sequence[float]) -> None:
+        for seat, value in enumerate(values):
+            self.rewards[self.possible_agents[seat]] += value
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode")
+            return None
+        viewer = None if all(self.terminations.values()) else self.game.current
+        text = self._render_text(viewer)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+
+def make_wrapped(raw_env_class: Callable[..., DominoAECEnv]) -> Callable[..., AECEnv]:
+    """The ``env()`` constructor of a game: PettingZoo's classic wrapper stack.
+
+    An illegal action ends the episode with reward -1 for the player who took it
+    (TerminateIllegalWrapper); out-of-range actions fail an assertion; calls out of
+    order (step before reset) raise an error.
+    """
+
+    def env(**kwargs: Any) -> AECEnv:
+        wrapped: AECEnv = raw_env_class(**kwargs)
+        wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
+        wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+        wrapped = wrappers.OrderEnforcingWrapper(wrapped)
+        return wrapped
+
+    env.__doc__ = f"A wrapped {raw_env_class.__name__}; see make_wrapped for the wrappers."
+    return env

@@ -1,0 +1,305 @@
+"""What every domino game of the suite shares, independent of its layout rules.
+
+A match is a sequence of hands. Each hand is dealt from a seed (or given explicitly),
+played in turns in which a player places a tile, draws, or passes, and ends when a
+player goes out or the hand is blocked. Hands left in hand are scored into match
+totals. A game subclasses :class:`MatchState` and supplies its layout: which placements
+are legal, what a placement does, how a hand is dealt and opened, and what a tile costs.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from spinner_env.tiles import Tile
+
+_MASK64 = (1 << 64) - 1
+
+
+@dataclass(frozen=True, slots=True)
+class Draw:
+    """Take the top tile of the boneyard into hand (only when nothing can be placed)."""
+
+    def __str__(self) -> str:
+        return "draw"
+
+
+@dataclass(frozen=True, slots=True)
+class Pass:
+    """End the turn without placing (only when nothing can be placed or drawn)."""
+
+    def __str__(self) -> str:
+        return "pass"
+
+
+DRAW = Draw()
+PASS = Pass()
+
+
+@dataclass(frozen=True, slots=True)
+class HandResult:
+    """How a hand ended: ``points[p]`` is what seat p added to its match total."""
+
+    hand_number: int
+    winner: int
+    points: tuple[int, ...]
+    blocked: bool
+
+
+def shuffled(tiles: Sequence[Tile], seed: int, hand_number: int) -> list[Tile]:
+    """The tiles in the order a hand's shuffle puts them, the same on every machine.
+
+    A Fisher-Yates shuffle driven by SplitMix64 over (seed, hand number): written out
+    here rather than taken from ``random`` or numpy, whose shuffles are not promised to
+    stay the same across versions.
+    """
+    order = list(tiles)
+    state = (seed * 0x9E3779B97F4A7C15 + hand_number * 0xD1B54A32D192ED03 + 1) & _MASK64
+    for i in range(len(order) - 1, 0, -1):
+        state = (state + 0x9E3779B97F4A7C15) & _MASK64
+        z = state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+        z ^= z >> 31
+        j = z % (i + 1)
+        order[i], order[j] = order[j], order[i]
+    return order
+
+
+def match_winners(totals: Sequence[int]) -> list[int]:
+    """The seats with the lowest match total; equal lowest totals share the win."""
+    best = min(totals)
+    return [seat for seat, total in enumerate(totals) if total == best]
+
+
+@dataclass(eq=False)
+class MatchState(ABC):
+    """The state of a whole match: the current hand in play plus the match so far.
+
+    ``boneyard[0]`` is the top: draws take from the front. ``voids[p]`` holds the end
+    values seat p was shown not to hold this hand, because it drew or passed while
+    an end of that value was open to it.
+    """
+
+    num_players: int
+    seed: int
+    hand_number: int
+    hands: list[list[Tile]]
+    boneyard: list[Tile]
+    current: int
+    totals: list[int]
+    results: list[HandResult] = field(default_factory=list)
+    passes_in_row: int = 0
+    drew_this_turn: bool = False
+    voids: list[set[int]] = field(default_factory=list)
+
+    TILE: ClassVar[type[Tile]] = Tile
+    MIN_PLAYERS: ClassVar[int] = 2
+    MAX_PLAYERS: ClassVar[int] = 8
+
+    # ----------------------------------------------------------------- game hooks
+    @property
+    @abstractmethod
+    def num_hands(self) -> int:
+        """How many hands the match lasts."""
+
+    @property
+    @abstractmethod
+    def may_keep_drawing(self) -> bool:
+        """Whether a player whose drawn tile cannot be placed draws again."""
+
+    @abstractmethod
+    def placements(self) -> list[Any]:
+        """The legal placements of the player to act, in a fixed order."""
+
+    @abstractmethod
+    def tile_points(self, tile: Tile) -> int:
+        """What a tile left in hand adds to its holder's total."""
+
+    @abstractmethod
+    def _open_values(self) -> set[int]:
+        """The end values the player to act could place on (what a draw shows void)."""
+
+    @abstractmethod
+    def _place(self, move: Any) -> bool:
+        """Put the tile on the layout; return whether the same player places again."""
+
+    @abstractmethod
+    def _after_no_placement(self) -> None:
+        """What a turn that ends without a placement leaves behind (a marker, say)."""
+
+    @abstractmethod
+    def _open_hand(self) -> None:
+        """Deal the hand ``hand_number`` from ``seed`` and play its forced opening."""
+
+    # ------------------------------------------------------------------ the turn
+    @property
+    def hand_over(self) -> bool:
+        return bool(self.results) and self.results[-1].hand_number == self.hand_number
+
+    @property
+    def match_over(self) -> bool:
+        return self.hand_over and self.hand_number + 1 >= self.num_hands
+
+    def legal_moves(self) -> list[Any]:
+        """Every legal move of the player to act: placements, else draw, else pass."""
+        if self.hand_over:
+            return []
+        places = self.placements()
+        if places:
+            return places
+        if self.boneyard and (not self.drew_this_turn or self.may_keep_drawing):
+            return [DRAW]
+        return [PASS]
+
+    def apply(self, move: Any) -> None:
+        """Play ``move`` for the player to act; ValueError (state unchanged) if illegal."""
+        if move not in self.legal_moves():
+            if self.hand_over:
+                raise ValueError(f"{move} was played after the hand ended")
+            raise ValueError(f"{move} is not legal for seat {self.current} now")
+        self.play_legal(move)
+
+    def play_legal(self, move: Any) -> None:
+        """Play a move already known to be legal (the environments check it themselves)."""
+        seat = self.current
+        if move is DRAW or isinstance(move, Draw):
+            self.voids[seat] |= self._open_values()
+            self.hands[seat].append(self.boneyard.pop(0))
+            self.drew_this_turn = True
+            return
+        if move is PASS or isinstance(move, Pass):
+            self.voids[seat] |= self._open_values()
+            self.passes_in_row += 1
+            self._after_no_placement()
+            if not self.boneyard and self.passes_in_row >= self.num_players:
+                self._end_hand(went_out=None)
+            else:
+                self._next_turn()
+            return
+        self.hands[seat].remove(move.tile)
+        again = self._place(move)
+        self.passes_in_row = 0
+        self.drew_this_turn = False
+        if not self.hands[seat]:
+            self._end_hand(went_out=seat)
+        elif not again:
+            self._next_turn()
+
+    def _next_turn(self) -> None:
+        self.current = (self.current + 1) % self.num_players
+        self.drew_this_turn = False
+
+    # ------------------------------------------------------------------ the hand
+    def hand_points(self, seat: int) -> int:
+        return sum(self.tile_points(tile) for tile in self.hands[seat])
+
+    def _end_hand(self, went_out: int | None) -> None:
+        points = tuple(self.hand_points(seat) for seat in range(self.num_players))
+        if went_out is None:
+            winner = min(range(self.num_players), key=lambda seat: (points[seat], seat))
+        else:
+            winner = went_out
+        for seat, p in enumerate(points):
+            self.totals[seat] += p
+        self.results.append(HandResult(self.hand_number, winner, points, went_out is None))
+
+    def start_next_hand(self) -> None:
+        """Deal and open the match's next hand once the current one is over."""
+        if not self.hand_over:
+            raise ValueError("the current hand is still in play")
+        if self.match_over:
+            raise ValueError("the match is over: there is no next hand")
+        self.hand_number += 1
+        self._open_hand()
+
+    def _reset_hand(self, hands: list[list[Tile]], boneyard: list[Tile]) -> None:
+        self.hands = hands
+        self.boneyard = boneyard
+        self.passes_in_row = 0
+        self.drew_this_turn = False
+        self.voids = [set() for _ in range(self.num_players)]
+
+    def match_winners(self) -> list[int]:
+        """The seats sharing the lowest total; final once ``match_over``."""
+        return match_winners(self.totals)
+
+    # ---------------------------------------------------------------- validation
+    @classmethod
+    def check_num_players(cls, num_players: int) -> None:
+        if not isinstance(num_players, int) or not (
+            cls.MIN_PLAYERS <= num_players <= cls.MAX_PLAYERS
+        ):
+            raise ValueError(
+                f"num_players must be an integer from {cls.MIN_PLAYERS} to "
+                f"{cls.MAX_PLAYERS}, got {num_players!r}"
+            )
+
+    @classmethod
+    def check_tiles_once(cls, groups: Sequence[Sequence[Tile]], expected: set[Tile]) -> None:
+        """Every tile of ``expected`` in exactly one place, and nothing else."""
+        seen: set[Tile] = set()
+        for group in groups:
+            for tile in group:
+                if not isinstance(tile, cls.TILE):
+                    raise ValueError(f"{tile!r} is not a tile of this game")
+                if tile in seen:
+                    raise ValueError(f"tile {tile} appears more than once")
+                seen.add(tile)
+        missing = expected - seen
+        if missing:
+            raise ValueError(
+                "tiles missing from the position: " + " ".join(sorted(map(str, missing)))
+            )
+        extra = seen - expected
+        if extra:
+            raise ValueError("tiles that are not in play: " + " ".join(sorted(map(str, extra))))
+
+    # --------------------------------------------------------------------- JSON
+    def _common_dict(self) -> dict[str, Any]:
+        return {
+            "num_players": self.num_players,
+            "seed": self.seed,
+            "hand_number": self.hand_number,
+            "hands": [[str(t) for t in hand] for hand in self.hands],
+            "boneyard": [str(t) for t in self.boneyard],
+            "current": self.current,
+            "totals": list(self.totals),
+            "results": [
+                {
+                    "hand_number": r.hand_number,
+                    "winner": r.winner,
+                    "points": list(r.points),
+                    "blocked": r.blocked,
+                }
+                for r in self.results
+            ],
+            "passes_in_row": self.passes_in_row,
+            "drew_this_turn": self.drew_this_turn,
+            "voids": [sorted(v) for v in self.voids],
+        }
+
+    @classmethod
+    def _common_fields(cls, data: dict[str, Any]) -> dict[str, Any]:
+        tiles = cls.TILE.parse
+        return {
+            "num_players": int(data["num_players"]),
+            "seed": int(data["seed"]),
+            "hand_number": int(data["hand_number"]),
+            "hands": [[tiles(t) for t in hand] for hand in data["hands"]],
+            "boneyard": [tiles(t) for t in data["boneyard"]],
+            "current": int(data["current"]),
+            "totals": [int(t) for t in data["totals"]],
+            "results": [
+                HandResult(
+                    int(r["hand_number"]), int(r["winner"]), tuple(r["points"]), bool(r["blocked"])
+                )
+                for r in data["results"]
+            ],
+            "passes_in_row": int(data["passes_in_row"]),
+            "drew_this_turn": bool(data["drew_this_turn"]),
+            "voids": [set(v) for v in data["voids"]],
+        }

@@ -1,0 +1,244 @@
+"""Spinner dominoes as a PettingZoo AEC environment (rules: ``RULES.md``, S1-S8).
+
+    from spinner_env import spinner_v0
+    env = spinner_v0.env(num_players=4)
+    env.reset(seed=0)
+    for agent in env.agent_iter():
+        obs, reward, termination, truncation, info = env.last()
+        action = None if termination or truncation else choose(obs["action_mask"])
+        env.step(action)
+
+Actions: one id per placement that can ever be legal (``ACTIONS``: tile, end value it
+goes on, value it leaves open), then draw, then pass. Observations: a float32 vector
+laid out by ``OBSERVATION_LAYOUT`` (documented in the README), with seats relative to
+the observer and padded to 8 players, so one policy fits every player count.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from spinner_env.aec import DominoAECEnv, Encoding, make_wrapped
+from spinner_env.match import DRAW, PASS, Draw, Pass
+from spinner_env.render import render_spinner
+from spinner_env.spinner import (
+    ALL_PLACEMENTS,
+    ALL_TILES,
+    MAX_HANDS,
+    NUM_VALUES,
+    Move,
+    Place,
+    SpinnerRules,
+    SpinnerState,
+)
+
+MAX_PLAYERS = 8
+MAX_UNFILLED = 4
+"""Unfilled doubles shown in the observation. At most three can wait at once: only
+S-S (and, after an S-S set, the start double) can go on a numbered double's arms, and
+only S-S has S arms, so the worst case is three doubles placed on S-S's arms."""
+
+NUM_TILES = len(ALL_TILES)
+ACTIONS: tuple[Move, ...] = (*ALL_PLACEMENTS, DRAW, PASS)
+DRAW_ACTION = len(ALL_PLACEMENTS)
+PASS_ACTION = DRAW_ACTION + 1
+NUM_ACTIONS = len(ACTIONS)
+_ACTION_OF_PLACE = {place: action for action, place in enumerate(ALL_PLACEMENTS)}
+
+OBSERVATION_LAYOUT: tuple[tuple[str, int, str], ...] = (
+    ("hand", NUM_TILES, "1 for each tile in the observer's hand (tile index order)"),
+    ("placed", NUM_TILES, "1 for each tile on the layout"),
+    ("free_ends", NUM_VALUES, "open ends of each value 0..9, S outside unfilled doubles"),
+    ("playable_ends", NUM_VALUES, "1 for each end value a placement may go on now"),
+    (
+        "unfilled",
+        MAX_UNFILLED * (NUM_VALUES + 1),
+        "oldest first, per unfilled double: one-hot arm value (11), arms left (0-3)",
+    ),
+    ("hand_sizes", MAX_PLAYERS, "tiles in each hand, by seat relative to the observer"),
+    ("voids", MAX_PLAYERS * NUM_VALUES, "per relative seat, 1 for each value shown void"),
+    ("totals", MAX_PLAYERS, "match totals / 100, by relative seat"),
+    ("seats", MAX_PLAYERS, "1 for each relative seat that has a player"),
+    ("to_act", MAX_PLAYERS, "one-hot relative seat of the player to act"),
+    ("boneyard", 1, "tiles in the boneyard"),
+    ("drew", 1, "1 if the player to act has drawn this turn"),
+    ("hand_number", MAX_HANDS, "one-hot hand number (start double 9-h)"),
+)
+OBSERVATION_SLICES: dict[str, slice] = {}
+_offset = 0
+for _name, _size, _ in OBSERVATION_LAYOUT:
+    OBSERVATION_SLICES[_name] = slice(_offset, _offset + _size)
+    _offset += _size
+OBSERVATION_SIZE = _offset
+STATE_SIZE = OBSERVATION_SIZE + MAX_PLAYERS * NUM_TILES + NUM_TILES
+"""state(): seat 0's observation, then every seat's hand (absolute seats), then the boneyard."""
+
+_SL = OBSERVATION_SLICES
+_FREE = _SL["free_ends"].start
+_PLAYABLE = _SL["playable_ends"].start
+_UNFILLED = _SL["unfilled"].start
+_SIZES = _SL["hand_sizes"].start
+_VOIDS = _SL["voids"].start
+_TOTALS = _SL["totals"].start
+_SEATS = _SL["seats"].start
+_TO_ACT = _SL["to_act"].start
+_BONEYARD = _SL["boneyard"].start
+_DREW = _SL["drew"].start
+_HAND_NUMBER = _SL["hand_number"].start
+_PLACED = _SL["placed"].start
+
+
+def action_to_move(action: int) -> Move:
+    """The move an action id stands for."""
+    if not 0 <= action < NUM_ACTIONS:
+        raise ValueError(f"action {action} is out of range 0..{NUM_ACTIONS - 1}")
+    return ACTIONS[action]
+
+
+def move_to_action(move: Move) -> int:
+    """The action id of a move."""
+    if isinstance(move, Draw):
+        return DRAW_ACTION
+    if isinstance(move, Pass):
+        return PASS_ACTION
+    try:
+        return _ACTION_OF_PLACE[move]
+    except (KeyError, TypeError):
+        raise ValueError(f"{move!r} is not a Spinner move") from None
+
+
+class SpinnerEncoding(Encoding):
+    num_actions = NUM_ACTIONS
+    obs_size = OBSERVATION_SIZE
+    state_size = STATE_SIZE
+
+    def action_of(self, move: Any) -> int:
+        return move_to_action(move)
+
+    def move_of(self, action: int) -> Any:
+        return action_to_move(action)
+
+    def observation(self, game: SpinnerState, seat: int) -> np.ndarray:
+        obs = np.zeros(OBSERVATION_SIZE, np.float32)
+        n = game.num_players
+        obs[[t.index for t in game.hands[seat]]] = 1.0
+        obs[[_PLACED + p.tile.index for p in game.layout]] = 1.0
+        obs[_FREE : _FREE + NUM_VALUES] = game.free_ends
+        for end in game.playable_ends():
+            obs[_PLAYABLE + end] = 1.0
+        for i, double in enumerate(game.unfilled[:MAX_UNFILLED]):
+            base = _UNFILLED + i * (NUM_VALUES + 1)
+            obs[base + double.value] = 1.0
+            obs[base + NUM_VALUES] = double.arms_left
+        for rel in range(n):
+            other = (seat + rel) % n
+            obs[_SIZES + rel] = len(game.hands[other])
+            for value in game.voids[other]:
+                obs[_VOIDS + rel * NUM_VALUES + value] = 1.0
+            obs[_TOTALS + rel] = game.totals[other] / 100.0
+        obs[_SEATS : _SEATS + n] = 1.0
+        if not game.hand_over:
+            obs[_TO_ACT + (game.current - seat) % n] = 1.0
+        obs[_BONEYARD] = len(game.boneyard)
+        obs[_DREW] = float(game.drew_this_turn)
+        obs[_HAND_NUMBER + game.hand_number] = 1.0
+        return obs
+
+    def state(self, game: SpinnerState) -> np.ndarray:
+        hands = np.zeros((MAX_PLAYERS, NUM_TILES), np.float32)
+        for seat, hand in enumerate(game.hands):
+            hands[seat, [t.index for t in hand]] = 1.0
+        boneyard = np.zeros(NUM_TILES, np.float32)
+        boneyard[[t.index for t in game.boneyard]] = 1.0
+        return np.concatenate([self.observation(game, 0), hands.ravel(), boneyard])
+
+
+class raw_env(DominoAECEnv):
+    """Spinner dominoes, unwrapped: illegal actions raise ValueError.
+
+    Args:
+        num_players: 2 to 8 (S2.1).
+        num_hands: hands per match, 1 to 10 (S2.2 variant; default the full 10).
+        draw_until_playable: S6.2 variant.
+        shortened: S7.3 variant.
+        seeded_first_dealer: S2.3 variant.
+        reward: ``"match"`` (zero-sum match outcome at the episode's end) or
+            ``"hand_score"`` (at each hand's end, the mean of the others' points left in
+            hand minus one's own, / 100).
+        episode: ``"match"`` (one episode is a whole match) or ``"hand"`` (one hand, its
+            number drawn by the seed from the match's hands; ``"match"`` reward then
+            goes to the lowest points of that hand).
+        render_mode: None, ``"ansi"`` (render() returns text) or ``"human"`` (prints).
+    """
+
+    metadata = {
+        "render_modes": ["ansi", "human"],
+        "name": "spinner_v0",
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+    encoding = SpinnerEncoding()
+
+    def __init__(
+        self,
+        num_players: int = 2,
+        num_hands: int = MAX_HANDS,
+        draw_until_playable: bool = False,
+        shortened: bool = False,
+        seeded_first_dealer: bool = False,
+        reward: str = "match",
+        episode: str = "match",
+        render_mode: str | None = None,
+    ) -> None:
+        self.rules = SpinnerRules(
+            num_players=num_players,
+            num_hands=num_hands,
+            draw_until_playable=draw_until_playable,
+            shortened=shortened,
+            seeded_first_dealer=seeded_first_dealer,
+        )
+        super().__init__(
+            num_players,
+            reward,
+            episode,
+            render_mode,
+            ctor_kwargs=dict(
+                num_players=num_players,
+                num_hands=num_hands,
+                draw_until_playable=draw_until_playable,
+                shortened=shortened,
+                seeded_first_dealer=seeded_first_dealer,
+                reward=reward,
+                episode=episode,
+                render_mode=render_mode,
+            ),
+        )
+
+    def _new_game(self, seed: int, hand_number: int) -> SpinnerState:
+        return SpinnerState.new(self.rules, seed=seed, hand_number=hand_number)
+
+    def _num_hands_option(self) -> int:
+        return self.rules.num_hands
+
+    def _render_text(self, viewer: int | None) -> str:
+        return render_spinner(self.game, viewer)
+
+
+env = make_wrapped(raw_env)
+
+__all__ = [
+    "ACTIONS",
+    "DRAW_ACTION",
+    "NUM_ACTIONS",
+    "OBSERVATION_LAYOUT",
+    "OBSERVATION_SIZE",
+    "OBSERVATION_SLICES",
+    "PASS_ACTION",
+    "Place",
+    "action_to_move",
+    "env",
+    "move_to_action",
+    "raw_env",
+]
