@@ -17,7 +17,8 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
+from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from spinner_env.match import MatchState, match_winners
 
@@ -118,7 +119,6 @@ class DominoAECEnv(AECEnv, EzPickle, ABC):
         self.action_spaces = dict.fromkeys(self.possible_agents, act_space)
         self.state_space = spaces.Box(-np.inf, np.inf, (enc.state_size,), np.float32)
         self.game: Any = None
-        self._legal: list[Any] = []
         self._mask = np.zeros(enc.num_actions, np.int8)
         self._np_random_seed: int | None = None
 
@@ -140,6 +140,7 @@ class DominoAECEnv(AECEnv, EzPickle, ABC):
 
     # ---------------------------------------------------------------- the API
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start an episode; ``options={"game": state}`` starts from a copy of that state."""
         if seed is not None or self._np_random_seed is None:
             self.np_random, self._np_random_seed = gymnasium.utils.seeding.np_random(seed)
         game_seed = int(self.np_random.integers(2**62))
@@ -147,6 +148,9 @@ class DominoAECEnv(AECEnv, EzPickle, ABC):
         if self.episode == "hand":
             first_hand = int(self.np_random.integers(self._num_hands_option()))
         self.game = self._new_game(game_seed, first_hand)
+        start = (options or {}).get("game")
+        if start is not None:
+            self.game = self._checked_start(start)
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -155,16 +159,29 @@ class DominoAECEnv(AECEnv, EzPickle, ABC):
         self.infos = {agent: {} for agent in self.agents}
         self._refresh_turn()
 
+    def _checked_start(self, start: Any) -> MatchState:
+        """A copy of a caller's game state to start from (``reset(options={"game": ...})``)."""
+        if not isinstance(start, type(self.game)):
+            raise ValueError(
+                f'options["game"] must be a {type(self.game).__name__}, got {type(start).__name__}'
+            )
+        if start.num_players != self.num_players:
+            raise ValueError(
+                f"the game has {start.num_players} players, the environment {self.num_players}"
+            )
+        if start.hand_over:
+            raise ValueError("the game to start from has its hand already over")
+        return start.copy()
+
     @abstractmethod
     def _num_hands_option(self) -> int:
         """How many hands a match has under this env's rules (the range of hand episodes)."""
 
     def _refresh_turn(self) -> None:
         self.agent_selection = self.possible_agents[self.game.current]
-        self._legal = self.game.legal_moves()
+        action_of = self.encoding.action_of
         self._mask[:] = 0
-        for move in self._legal:
-            self._mask[self.encoding.action_of(move)] = 1
+        self._mask[[action_of(move) for move in self.game.legal_moves()]] = 1
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat_of[agent]
@@ -189,10 +206,11 @@ class DominoAECEnv(AECEnv, EzPickle, ABC):
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self.game.play_legal(move)
         if self.game.hand_over:
+            # Rewards are only ever paid at the end of a hand.
             self._finish_hand()
+            self._accumulate_rewards()
         if not self.terminations[agent]:
             self._refresh_turn()
-        self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
@@ -248,20 +266,105 @@ class DominoAECEnv(AECEnv, EzPickle, ABC):
         pass
 
 
-def make_wrapped(raw_env_class: Callable[..., DominoAECEnv]) -> Callable[..., AECEnv]:
-    """The ``env()`` constructor of a game: PettingZoo's classic wrapper stack.
+class ClassicWrapper(OrderEnforcingWrapper):
+    """PettingZoo's classic wrapper stack, in one layer.
 
-    An illegal action ends the episode with reward -1 for the player who took it
-    (TerminateIllegalWrapper); out-of-range actions fail an assertion; calls out of
-    order (step before reset) raise an error.
+    Behaves as ``OrderEnforcingWrapper(AssertOutOfBoundsWrapper(
+    TerminateIllegalWrapper(env, illegal_reward=-1)))``, the stack of PettingZoo's
+    classic environments: calls out of order raise, an out-of-range action fails an
+    assertion, and an illegal action ends the episode with reward -1 for the player who
+    took it and 0 for the others. Each of those layers reaches the environment's
+    attributes through ``__getattr__``, which cost a quarter of a decision's time in
+    ``bench/bench_aec.py``; here the attributes a loop reads every decision are plain
+    properties.
     """
 
-    def env(**kwargs: Any) -> AECEnv:
-        wrapped: AECEnv = raw_env_class(**kwargs)
-        wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
-        wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
-        wrapped = wrappers.OrderEnforcingWrapper(wrapped)
-        return wrapped
+    env: DominoAECEnv
 
-    env.__doc__ = f"A wrapped {raw_env_class.__name__}; see make_wrapped for the wrappers."
+    @property
+    def agent_selection(self) -> str:
+        self._require_reset("agent_selection")
+        return self.env.agent_selection
+
+    @property
+    def agents(self) -> list[str]:
+        self._require_reset("agents")
+        return self.env.agents
+
+    @property
+    def rewards(self) -> dict[str, float]:
+        self._require_reset("rewards")
+        return self.env.rewards
+
+    @property
+    def terminations(self) -> dict[str, bool]:
+        self._require_reset("terminations")
+        return self.env.terminations
+
+    @property
+    def truncations(self) -> dict[str, bool]:
+        self._require_reset("truncations")
+        return self.env.truncations
+
+    @property
+    def infos(self) -> dict[str, dict]:
+        self._require_reset("infos")
+        return self.env.infos
+
+    @property
+    def _cumulative_rewards(self) -> dict[str, float]:
+        return self.env._cumulative_rewards
+
+    def _require_reset(self, name: str) -> None:
+        if not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        return self.env.observe(agent)
+
+    def step(self, action: Any) -> None:
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        if not self.env.agents:
+            self._has_updated = True
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
+        self._has_updated = True
+        env = self.env
+        agent = env.agent_selection
+        dead = env.terminations[agent] or env.truncations[agent]
+        assert (action is None and dead) or _in_range(action, env.encoding.num_actions), (
+            "action is not in action space"
+        )
+        if dead:
+            env._was_dead_step(action)
+        elif not env._mask[action]:
+            EnvLogger.warn_on_illegal_move()
+            env._cumulative_rewards[agent] = 0
+            env.terminations = dict.fromkeys(env.agents, True)
+            env.truncations = dict.fromkeys(env.agents, True)
+            env.rewards = dict.fromkeys(env.agents, 0)
+            env.rewards[agent] = -1.0
+            env._accumulate_rewards()
+            env._deads_step_first()
+        else:
+            env.step(action)
+
+
+def _in_range(action: Any, num_actions: int) -> bool:
+    """``Discrete(num_actions).contains(action)``, with a fast path for plain integers."""
+    if isinstance(action, (int, np.integer)) and not isinstance(action, bool):
+        return 0 <= action < num_actions
+    return spaces.Discrete(num_actions).contains(action)
+
+
+def make_wrapped(raw_env_class: Callable[..., DominoAECEnv]) -> Callable[..., AECEnv]:
+    """The ``env()`` constructor of a game: the raw env in :class:`ClassicWrapper`."""
+
+    def env(**kwargs: Any) -> AECEnv:
+        return ClassicWrapper(raw_env_class(**kwargs))
+
+    env.__doc__ = f"{raw_env_class.__name__} wrapped as PettingZoo's classic envs are."
     return env

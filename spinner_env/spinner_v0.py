@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from spinner_env.aec import DominoAECEnv, Encoding, make_wrapped
-from spinner_env.match import DRAW, PASS, Draw, Pass
+from spinner_env.match import DRAW, PASS
 from spinner_env.render import render_spinner
 from spinner_env.spinner import (
     ALL_PLACEMENTS,
@@ -45,7 +45,7 @@ ACTIONS: tuple[Move, ...] = (*ALL_PLACEMENTS, DRAW, PASS)
 DRAW_ACTION = len(ALL_PLACEMENTS)
 PASS_ACTION = DRAW_ACTION + 1
 NUM_ACTIONS = len(ACTIONS)
-_ACTION_OF_PLACE = {place: action for action, place in enumerate(ALL_PLACEMENTS)}
+_ACTION_OF: dict[Move, int] = {move: action for action, move in enumerate(ACTIONS)}
 
 OBSERVATION_LAYOUT: tuple[tuple[str, int, str], ...] = (
     ("hand", NUM_TILES, "1 for each tile in the observer's hand (tile index order)"),
@@ -99,12 +99,8 @@ def action_to_move(action: int) -> Move:
 
 def move_to_action(move: Move) -> int:
     """The action id of a move."""
-    if isinstance(move, Draw):
-        return DRAW_ACTION
-    if isinstance(move, Pass):
-        return PASS_ACTION
     try:
-        return _ACTION_OF_PLACE[move]
+        return _ACTION_OF[move]
     except (KeyError, TypeError):
         raise ValueError(f"{move!r} is not a Spinner move") from None
 
@@ -115,7 +111,7 @@ class SpinnerEncoding(Encoding):
     state_size = STATE_SIZE
 
     def action_of(self, move: Any) -> int:
-        return move_to_action(move)
+        return _ACTION_OF[move]
 
     def move_of(self, action: int) -> Any:
         return action_to_move(action)
@@ -123,27 +119,27 @@ class SpinnerEncoding(Encoding):
     def observation(self, game: SpinnerState, seat: int) -> np.ndarray:
         obs = np.zeros(OBSERVATION_SIZE, np.float32)
         n = game.num_players
-        obs[[t.index for t in game.hands[seat]]] = 1.0
-        obs[[_PLACED + p.tile.index for p in game.layout]] = 1.0
-        obs[_FREE : _FREE + NUM_VALUES] = game.free_ends
-        for end in game.playable_ends():
-            obs[_PLAYABLE + end] = 1.0
+        order = [(seat + rel) % n for rel in range(n)]
+        # Every 0/1 feature is set by one fancy-index assignment: this runs every decision.
+        ones = [t.index for t in game.hands[seat]]
+        ones += [_PLACED + p.tile.index for p in game.layout]
+        ones += [_PLAYABLE + end for end in game.playable_ends()]
+        for rel, other in enumerate(order):
+            ones += [_VOIDS + rel * NUM_VALUES + value for value in game.voids[other]]
         for i, double in enumerate(game.unfilled[:MAX_UNFILLED]):
             base = _UNFILLED + i * (NUM_VALUES + 1)
-            obs[base + double.value] = 1.0
+            ones.append(base + double.value)
             obs[base + NUM_VALUES] = double.arms_left
-        for rel in range(n):
-            other = (seat + rel) % n
-            obs[_SIZES + rel] = len(game.hands[other])
-            for value in game.voids[other]:
-                obs[_VOIDS + rel * NUM_VALUES + value] = 1.0
-            obs[_TOTALS + rel] = game.totals[other] / 100.0
-        obs[_SEATS : _SEATS + n] = 1.0
         if not game.hand_over:
-            obs[_TO_ACT + (game.current - seat) % n] = 1.0
+            ones.append(_TO_ACT + (game.current - seat) % n)
+        ones.append(_HAND_NUMBER + game.hand_number)
+        obs[ones] = 1.0
+        obs[_FREE : _FREE + NUM_VALUES] = game.free_ends
+        obs[_SIZES : _SIZES + n] = [len(game.hands[other]) for other in order]
+        obs[_TOTALS : _TOTALS + n] = [game.totals[other] / 100.0 for other in order]
+        obs[_SEATS : _SEATS + n] = 1.0
         obs[_BONEYARD] = len(game.boneyard)
-        obs[_DREW] = float(game.drew_this_turn)
-        obs[_HAND_NUMBER + game.hand_number] = 1.0
+        obs[_DREW] = game.drew_this_turn
         return obs
 
     def state(self, game: SpinnerState) -> np.ndarray:
