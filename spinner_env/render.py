@@ -28,7 +28,7 @@ def render_spinner(state: SpinnerState, viewer: int | None = None) -> str:
     ends = [f"{sym(v)} x{c}" for v, c in enumerate(state.free_ends) if c]
     lines.append("Open ends: " + (", ".join(ends) or "-"))
     if state.unfilled:
-        waits = [f"{u.tile} ({u.arms_left} of {sym(u.value)} left)" for u in state.unfilled]
+        waits = [f"{u.tile} ({u.arms_left} arms of {sym(u.value)} to fill)" for u in state.unfilled]
         lines.append("Unfilled doubles, oldest first: " + ", ".join(waits))
         lines.append(f"  so only {sym(state.unfilled[0].value)} arms are playable")
     lines.append(f"Boneyard: {len(state.boneyard)} tiles")
