@@ -9,14 +9,16 @@ are legal, what a placement does, how a hand is dealt and opened, and what a til
 
 from __future__ import annotations
 
+import copy
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from spinner_env.tiles import Tile
 
 _MASK64 = (1 << 64) - 1
+M = TypeVar("M", bound="MatchState")
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +136,33 @@ class MatchState(ABC):
     @abstractmethod
     def _open_hand(self) -> None:
         """Deal the hand ``hand_number`` from ``seed`` and play its forced opening."""
+
+    @classmethod
+    def _undealt(cls: type[M], seed: int, hand_number: int, totals: list[int], **game: Any) -> M:
+        """A match with no hand dealt yet, for a game's constructors to deal or set up."""
+        return cls(
+            num_players=len(totals),
+            seed=seed,
+            hand_number=hand_number,
+            hands=[],
+            boneyard=[],
+            current=0,
+            totals=totals,
+            **game,
+        )
+
+    def copy(self: M) -> M:
+        """An independent copy, cheaper than ``copy.deepcopy`` (tiles are shared).
+
+        Games extend it to copy their layout.
+        """
+        new = copy.copy(self)
+        new.hands = [list(h) for h in self.hands]
+        new.boneyard = list(self.boneyard)
+        new.totals = list(self.totals)
+        new.results = list(self.results)
+        new.voids = [set(v) for v in self.voids]
+        return new
 
     # ------------------------------------------------------------------ the turn
     @property

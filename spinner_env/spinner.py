@@ -12,7 +12,6 @@ value, and the unfilled doubles (S5) oldest first with the arms each has left.
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -215,17 +214,7 @@ class SpinnerState(MatchState):
     def _blank(
         cls, rules: SpinnerRules, seed: int, hand_number: int, dealer: int, totals: list[int]
     ) -> SpinnerState:
-        return cls(
-            num_players=rules.num_players,
-            seed=seed,
-            hand_number=hand_number,
-            hands=[],
-            boneyard=[],
-            current=0,
-            totals=totals,
-            rules=rules,
-            dealer=dealer,
-        )
+        return cls._undealt(seed, hand_number, totals, rules=rules, dealer=dealer)
 
     # --------------------------------------------------------------- the hand
     @property
@@ -342,12 +331,7 @@ class SpinnerState(MatchState):
     # ------------------------------------------------------------------ misc
     def copy(self) -> SpinnerState:
         """An independent copy, cheaper than ``copy.deepcopy`` (tiles are shared)."""
-        new = copy.copy(self)
-        new.hands = [list(h) for h in self.hands]
-        new.boneyard = list(self.boneyard)
-        new.totals = list(self.totals)
-        new.results = list(self.results)
-        new.voids = [set(v) for v in self.voids]
+        new = super().copy()
         new.layout = list(self.layout)
         new.free_ends = list(self.free_ends)
         new.unfilled = [UnfilledDouble(u.tile, u.value, u.arms_left) for u in self.unfilled]

@@ -9,6 +9,7 @@ tile, so identity, equality and hashing are all cheap in the engines' hot loops.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar, TypeVar
 
@@ -104,8 +105,11 @@ class Tile:
         return f"{type(self).__name__}({str(self)!r})"
 
 
-def parse_tiles(tile_type: type[T], texts: list[str] | str) -> list[T]:
-    """Parse a list of tiles, or one string of them separated by spaces or commas."""
+def parse_tiles(tile_type: type[T], texts: Sequence[T | str] | str) -> list[T]:
+    """Parse a list of tiles, or one string of them separated by spaces or commas.
+
+    Tiles already of ``tile_type`` in the list are kept as they are.
+    """
     if isinstance(texts, str):
         texts = texts.replace(",", " ").split()
-    return [tile_type.parse(t) for t in texts]
+    return [t if isinstance(t, tile_type) else tile_type.parse(t) for t in texts]

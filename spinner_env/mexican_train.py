@@ -1,0 +1,401 @@
+"""The rules of Mexican Train (``shared/rules/mexican_train.md``, cited as M1.1 ... M7).
+
+Plain Python, no RL imports, on the same match core as Spinner (:mod:`spinner_env.match`):
+build a match with :meth:`MexicanTrainState.new` from a seed, or
+:meth:`MexicanTrainState.from_position` from an explicit position, then alternate
+``legal_moves()`` and ``apply(move)``; when ``hand_over`` is true call
+``start_next_hand()`` until ``match_over``. A "hand" of the core is a round here: hand
+``r`` is played around the engine double ``e-e``, ``e = 12 - r`` (M2.2).
+
+Trains are numbered by their owner's seat; the Mexican train is :data:`MEXICAN` (-1), the
+last entry of ``trains``. The readings this module settles:
+
+- M2.5: round r is opened by seat r mod n whatever happened in the round before.
+- M5.2 with M5.3 and M5.4: the extra placement after a double may go on any train the
+  player may use (M3.3), leaving the double unsatisfied, except that it may not satisfy a
+  younger double before an older one (M5.4). At the start of every turn, the doubler's
+  own next turn included, an unsatisfied double binds (M5.3): the only legal placements
+  are on the oldest one, whoever's train it is on, marker or not.
+- The extra placement is a fresh attempt: the player draws one tile if nothing can be
+  placed (the core resets ``drew_this_turn`` after every placement), and a turn that ends
+  with a pass puts the marker out (M4.3), even when the turn placed a double first.
+- ``voids[p]`` (M7, "who drew or passed on which open ends") records the open-end values
+  seat p drew or passed on this round: a public record of events, which a later draw
+  may make stale as a statement of what p holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from spinner_env.match import DRAW, PASS, Draw, MatchState, Pass, shuffled
+from spinner_env.tiles import Tile, parse_tiles
+
+MAX_VALUE = 12
+NUM_VALUES = MAX_VALUE + 1
+NUM_ROUNDS = 13
+MEXICAN = -1
+"""The Mexican train's id: the last entry of ``trains``, so ``trains[MEXICAN]`` is it."""
+DEAL_SIZES: dict[int, int] = {2: 16, 3: 16, 4: 15, 5: 14, 6: 12, 7: 10, 8: 9}
+"""M2.4: tiles dealt to each player, by the number of players."""
+
+
+class MexicanTile(Tile):
+    """M1.1: the 91 double-twelve tiles, written with plain numbers (M1.2)."""
+
+    __slots__ = ()
+    MAX_VALUE = MAX_VALUE
+    SYMBOLS = {}
+
+
+ALL_TILES: tuple[MexicanTile, ...] = MexicanTile.all_tiles()
+DOUBLE_BLANK = MexicanTile.of(0, 0)
+
+
+def parse(text: str) -> MexicanTile:
+    """M1.2: read ``"9-12"`` or ``"12-9"`` as a tile."""
+    return MexicanTile.parse(text)
+
+
+def train_name(train: int) -> str:
+    return "the Mexican train" if train == MEXICAN else f"player_{train}'s train"
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """Put ``tile`` on the open end of ``train`` (a seat, or :data:`MEXICAN`) (M3.2).
+
+    Which half attaches follows from the train's open end, so the train is all a
+    placement needs to name.
+    """
+
+    tile: MexicanTile
+    train: int
+
+    def __str__(self) -> str:
+        return f"{self.tile} on {train_name(self.train)}"
+
+
+Move = Place | Draw | Pass
+
+
+@dataclass(frozen=True)
+class MexicanTrainRules:
+    """The rules page's defaults, with its named variants as flags."""
+
+    num_players: int = 2
+    num_rounds: int = NUM_ROUNDS
+    """M2.2 variant ``num_rounds``: play only the first k rounds (engine 12-12 down)."""
+    double_blank_50: bool = False
+    """M1.3 variant ``double_blank_50``: ``0-0`` left in hand counts 50."""
+
+    def __post_init__(self) -> None:
+        MexicanTrainState.check_num_players(self.num_players)
+        if not isinstance(self.num_rounds, int) or not 1 <= self.num_rounds <= NUM_ROUNDS:
+            raise ValueError(
+                f"num_rounds must be an integer from 1 to {NUM_ROUNDS}, got {self.num_rounds!r}"
+            )
+        if not isinstance(self.double_blank_50, bool):
+            raise ValueError(f"double_blank_50 must be True or False, got {self.double_blank_50!r}")
+
+    @property
+    def hand_size(self) -> int:
+        return DEAL_SIZES[self.num_players]
+
+    @staticmethod
+    def engine_value(round_number: int) -> int:
+        """M2.2: round r is played around the engine double ``e-e``, e = 12 - r."""
+        return MAX_VALUE - round_number
+
+
+@dataclass(slots=True)
+class Train:
+    """A train from the hub outward (M3.1, M3.2); ``marker`` only on personal trains (M3.4)."""
+
+    tiles: list[MexicanTile]
+    open_end: int
+    marker: bool = False
+
+
+def chain_end(tiles: Sequence[MexicanTile], engine: int) -> int:
+    """The open end of a train of ``tiles`` laid from a hub of ``engine`` (M3.2)."""
+    end = engine
+    for tile in tiles:
+        if not tile.has(end):
+            raise ValueError(f"{tile} cannot follow an open end of {end}")
+        end = tile.other(end)
+    return end
+
+
+@dataclass(eq=False)
+class MexicanTrainState(MatchState):
+    """A match of Mexican Train in progress.
+
+    ``unsatisfied`` holds the trains whose last tile is an unsatisfied double, oldest
+    first (M5.3, M5.4); ``extra_placement`` is true while the player to act takes the
+    extra placement a double earned (M5.2).
+    """
+
+    rules: MexicanTrainRules = field(default_factory=MexicanTrainRules)
+    trains: list[Train] = field(default_factory=list)
+    unsatisfied: list[int] = field(default_factory=list)
+    extra_placement: bool = False
+
+    TILE: ClassVar[type[Tile]] = MexicanTile
+
+    # ------------------------------------------------------------ construction
+    @classmethod
+    def new(
+        cls, rules: MexicanTrainRules | None = None, seed: int = 0, hand_number: int = 0
+    ) -> MexicanTrainState:
+        """A match whose every round is dealt from ``seed`` (M2.4), from round ``hand_number``."""
+        rules = rules or MexicanTrainRules()
+        if not isinstance(seed, int) or seed < 0:
+            raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+        _check_round(rules, hand_number)
+        state = cls._undealt(seed, hand_number, [0] * rules.num_players, rules=rules)
+        state._open_hand()
+        return state
+
+    @classmethod
+    def from_position(
+        cls,
+        hands: Sequence[Sequence[MexicanTile | str] | str],
+        boneyard: Sequence[MexicanTile | str] | str,
+        rules: MexicanTrainRules | None = None,
+        *,
+        hand_number: int = 0,
+        trains: Sequence[Sequence[MexicanTile | str] | str] | None = None,
+        markers: Sequence[int] = (),
+        unsatisfied: Sequence[int] | None = None,
+        current: int | None = None,
+        totals: Sequence[int] | None = None,
+        seed: int = 0,
+    ) -> MexicanTrainState:
+        """A round in play from an explicit position; later rounds are dealt from ``seed``.
+
+        ``hands[p]`` is seat p's hand (any size: a position need not be a fresh deal) and
+        ``boneyard`` the rest, top first. ``trains`` lists the tiles on each personal
+        train by seat and then on the Mexican train, from the hub outward (default: all
+        empty); ``markers`` the seats whose trains carry a marker; ``unsatisfied`` the
+        trains ending in a double, oldest first (default: those trains in train order);
+        ``current`` the seat to act (default: the round's first player, M2.5). Tiles may
+        be strings (``"12-3"``) and any list one string (``"12-3 3-3 0-5"``). Every tile
+        but the engine must be in exactly one place.
+        """
+        rules = rules or MexicanTrainRules(num_players=len(hands))
+        n = rules.num_players
+        _check_round(rules, hand_number)
+        hands_t = [parse_tiles(MexicanTile, h) for h in hands]
+        if len(hands_t) != n:
+            raise ValueError(f"{len(hands_t)} hands given for {n} players")
+        for seat, hand in enumerate(hands_t):
+            if not hand:
+                raise ValueError(f"seat {seat} holds no tile: the round would be over")
+        trains_t = [parse_tiles(MexicanTile, t) for t in (trains or [[]] * (n + 1))]
+        if len(trains_t) != n + 1:
+            raise ValueError(f"{len(trains_t)} trains given: {n} players have {n + 1}")
+        totals = list(totals) if totals is not None else [0] * n
+        if len(totals) != n:
+            raise ValueError(f"{len(totals)} match totals given for {n} players")
+        if current is None:
+            current = hand_number % n
+        if not 0 <= current < n:
+            raise ValueError(f"current must be a seat from 0 to {n - 1}, got {current}")
+        state = cls._undealt(seed, hand_number, totals, rules=rules)
+        state._reset_hand(hands_t, parse_tiles(MexicanTile, boneyard))
+        engine = state.engine_value
+        state.trains = [Train(tiles, chain_end(tiles, engine)) for tiles in trains_t]
+        for seat in markers:
+            if not 0 <= seat < n:
+                raise ValueError(f"a marker goes on a seat's train, not on {seat}")
+            state.trains[seat].marker = True
+        if unsatisfied is None:
+            unsatisfied = [t for t in state.train_ids() if state._ends_in_double(t)]
+        state.unsatisfied = [int(t) for t in unsatisfied]
+        state.current = current
+        state.check_consistent()
+        return state
+
+    # --------------------------------------------------------------- the round
+    @property
+    def num_hands(self) -> int:
+        return self.rules.num_rounds
+
+    @property
+    def may_keep_drawing(self) -> bool:
+        return False  # M4.2: one tile per attempt
+
+    @property
+    def engine_value(self) -> int:
+        return MexicanTrainRules.engine_value(self.hand_number)
+
+    @property
+    def engine(self) -> MexicanTile:
+        """M2.3: the round's hub, which is never in a hand or the boneyard."""
+        return MexicanTile.of(self.engine_value, self.engine_value)
+
+    def tile_points(self, tile: Tile) -> int:
+        """M1.3: pips; ``0-0`` counts 50 under ``double_blank_50``."""
+        if self.rules.double_blank_50 and tile is DOUBLE_BLANK:
+            return 50
+        return tile.pips
+
+    def _open_hand(self) -> None:
+        """M2.3-M2.5: the engine to the hub, deal the other 90, seat r mod n opens."""
+        engine = self.engine
+        order = shuffled([t for t in ALL_TILES if t is not engine], self.seed, self.hand_number)
+        k = self.rules.hand_size
+        n = self.num_players
+        self._reset_hand([order[seat * k : (seat + 1) * k] for seat in range(n)], order[n * k :])
+        self.trains = [Train([], self.engine_value) for _ in range(n + 1)]  # M3.1
+        self.unsatisfied = []
+        self.current = self.hand_number % n
+
+    # ------------------------------------------------------------- the trains
+    def train_ids(self) -> list[int]:
+        """Every train: the personal ones by seat, then the Mexican train."""
+        return [*range(self.num_players), MEXICAN]
+
+    def open_to(self, seat: int) -> list[int]:
+        """M3.3: the trains ``seat`` may use: its own, the Mexican train, marked ones."""
+        return [t for t in self.train_ids() if t in (seat, MEXICAN) or self.trains[t].marker]
+
+    def playable_trains(self) -> list[int]:
+        """The trains a placement may go on now (M3.3, M5.2-M5.4), in train order."""
+        if self.unsatisfied and not self.extra_placement:
+            return [self.unsatisfied[0]]  # M5.3, M5.4
+        # M5.2: the extra placement may leave doubles waiting, but M5.4 forbids
+        # satisfying a younger one first.
+        younger = self.unsatisfied[1:]
+        return [t for t in self.open_to(self.current) if t not in younger]
+
+    def placements(self) -> list[Place]:
+        hand = self.hands[self.current]
+        return [
+            Place(tile, train)
+            for train in self.playable_trains()
+            for tile in hand
+            if tile.has(self.trains[train].open_end)  # M3.2, M5.1
+        ]
+
+    def _open_values(self) -> set[int]:
+        return {self.trains[t].open_end for t in self.playable_trains()}
+
+    def _ends_in_double(self, train: int) -> bool:
+        tiles = self.trains[train].tiles
+        return bool(tiles) and tiles[-1].is_double
+
+    def _place(self, move: Place) -> bool:
+        train = self.trains[move.train]
+        train.tiles.append(move.tile)
+        train.open_end = move.tile.other(train.open_end)
+        if move.train in self.unsatisfied:
+            self.unsatisfied.remove(move.train)  # M5.3: a tile on it satisfies it
+        if move.train == self.current:
+            train.marker = False  # M3.4
+        self.extra_placement = move.tile.is_double  # M5.2
+        if move.tile.is_double:
+            self.unsatisfied.append(move.train)
+        return self.extra_placement
+
+    def _after_no_placement(self) -> None:
+        """M4.3: the turn ended without a (further) placement: the marker goes out."""
+        self.trains[self.current].marker = True
+        self.extra_placement = False
+
+    # ------------------------------------------------------------------ misc
+    def check_consistent(self) -> None:
+        """ValueError unless the trains, queue and tiles agree with the rules."""
+        n = self.num_players
+        if len(self.trains) != n + 1:
+            raise ValueError(f"{len(self.trains)} trains for {n} players; expected {n + 1}")
+        for t in self.train_ids():
+            train = self.trains[t]
+            if chain_end(train.tiles, self.engine_value) != train.open_end:
+                raise ValueError(f"{train_name(t)} does not end in {train.open_end}")
+        if self.trains[MEXICAN].marker:
+            raise ValueError("the Mexican train never carries a marker (M3.4)")
+        ending_in_double = {t for t in self.train_ids() if self._ends_in_double(t)}
+        if set(self.unsatisfied) != ending_in_double or len(set(self.unsatisfied)) != len(
+            self.unsatisfied
+        ):
+            raise ValueError(
+                "unsatisfied doubles must be exactly the trains ending in a double (M5.3)"
+            )
+        placed = [tile for train in self.trains for tile in train.tiles]
+        self.check_tiles_once([*self.hands, self.boneyard, placed], set(ALL_TILES) - {self.engine})
+
+    def copy(self) -> MexicanTrainState:
+        """An independent copy, cheaper than ``copy.deepcopy`` (tiles are shared)."""
+        new = super().copy()
+        new.trains = [Train(list(t.tiles), t.open_end, t.marker) for t in self.trains]
+        new.unsatisfied = list(self.unsatisfied)
+        return new
+
+    def to_dict(self) -> dict[str, Any]:
+        """The full state as JSON-ready data; :meth:`from_dict` reads it back."""
+        data = self._common_dict()
+        data.update(
+            rules={
+                "num_players": self.rules.num_players,
+                "num_rounds": self.rules.num_rounds,
+                "double_blank_50": self.rules.double_blank_50,
+            },
+            trains=[
+                {"tiles": [str(t) for t in train.tiles], "marker": train.marker}
+                for train in self.trains
+            ],
+            unsatisfied=list(self.unsatisfied),
+            extra_placement=self.extra_placement,
+        )
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> MexicanTrainState:
+        """Rebuild a state written by :meth:`to_dict`; ValueError if it is inconsistent."""
+        try:
+            rules = MexicanTrainRules(**data["rules"])
+            state = cls(**cls._common_fields(data), rules=rules)
+            engine = state.engine_value
+            for train in data["trains"]:
+                tiles = parse_tiles(MexicanTile, train["tiles"])
+                state.trains.append(Train(tiles, chain_end(tiles, engine), bool(train["marker"])))
+            state.unsatisfied = [int(t) for t in data["unsatisfied"]]
+            state.extra_placement = bool(data["extra_placement"])
+        except (KeyError, TypeError) as err:
+            raise ValueError(f"not a Mexican Train state: {err!r}") from err
+        if state.num_players != rules.num_players or len(state.hands) != rules.num_players:
+            raise ValueError("the number of hands does not match the rules' num_players")
+        state.check_consistent()
+        return state
+
+
+def _check_round(rules: MexicanTrainRules, hand_number: int) -> None:
+    if not isinstance(hand_number, int) or not 0 <= hand_number < rules.num_rounds:
+        raise ValueError(
+            f"hand_number (the round) must be from 0 to {rules.num_rounds - 1}, got {hand_number!r}"
+        )
+
+
+__all__ = [
+    "ALL_TILES",
+    "DEAL_SIZES",
+    "DOUBLE_BLANK",
+    "DRAW",
+    "MEXICAN",
+    "NUM_ROUNDS",
+    "NUM_VALUES",
+    "PASS",
+    "MexicanTile",
+    "MexicanTrainRules",
+    "MexicanTrainState",
+    "Move",
+    "Place",
+    "Train",
+    "chain_end",
+    "parse",
+    "train_name",
+]
