@@ -1,0 +1,629 @@
+"""Spinner dominoes for B games at once, compiled with numba (rules S1-S7).
+
+:class:`BatchedSpinner` steps B independent games with one call: each game's state is a
+row of compact arrays (:class:`BatchState`), and the rules run as numba-compiled loops
+over the rows. It produces, for every game, the observation vector and action mask of
+``spinner_v0`` for the player to act, and ``spinner_v0``'s rewards. The readable
+definition of the rules stays :mod:`spinner_env.spinner`; ``tests/test_batched.py``
+plays both side by side and requires them to agree decision by decision.
+
+    engine = BatchedSpinner(1024, SpinnerRules(num_players=4), reward="match")
+    step = engine.reset(seed=0)
+    while training:
+        step = engine.step(choose(step.obs, step.mask))   # one decision in every game
+
+A game whose episode ends starts the next one at once from the next seed (episode e of
+the run uses seed ``seed + e``, in the order episodes end); ``step.done`` marks it, and
+``step.final_obs`` / ``step.final_totals`` keep how it ended.
+
+Why numba: the per-decision work is branchy and touches a few dozen bytes per game, so
+whole-array numpy spends its time on temporaries and masked gathers; a compiled loop per
+game does the same work with no temporaries (see ``bench/bench_speed.py``).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from spinner_env.aec import EPISODES, REWARD_SCHEMES, check_choice
+from spinner_env.spinner import (
+    ALL_TILES,
+    DOUBLE_SPINNER,
+    NUM_VALUES,
+    PLACEMENTS_ON,
+    S,
+    SpinnerRules,
+    SpinnerTile,
+)
+from spinner_env.spinner_v0 import (
+    DRAW_ACTION,
+    MAX_PLAYERS,
+    MAX_UNFILLED,
+    NUM_ACTIONS,
+    OBSERVATION_SIZE,
+    OBSERVATION_SLICES,
+    PASS_ACTION,
+    move_to_action,
+)
+
+NUM_TILES = len(ALL_TILES)
+
+# ------------------------------------------------------------------ lookup tables
+TILE_LOW = np.array([t.low for t in ALL_TILES], np.int64)
+TILE_HIGH = np.array([t.high for t in ALL_TILES], np.int64)
+TILE_POINTS = TILE_LOW + TILE_HIGH  # S1.4: S counts 10, its value
+DOUBLE_OF = np.array([SpinnerTile.of(v, v).index for v in range(NUM_VALUES)], np.int64)
+_SPINNER_DOUBLE = DOUBLE_SPINNER.index
+
+# The placements of a tile on an end are consecutive action ids (ALL_PLACEMENTS is
+# ordered tile, end, option), so a (first id, count) pair names them all.
+FIRST_ACTION = np.zeros((NUM_TILES, NUM_VALUES), np.int64)
+ACTION_COUNT = np.zeros((NUM_TILES, NUM_VALUES), np.int64)
+ACTION_TILE = np.full(NUM_ACTIONS, -1, np.int64)
+ACTION_END = np.full(NUM_ACTIONS, -1, np.int64)
+ACTION_OPENS = np.full(NUM_ACTIONS, -1, np.int64)
+for _tile in ALL_TILES:
+    for _end in range(NUM_VALUES):
+        _ids = [move_to_action(p) for p in PLACEMENTS_ON[_tile.index][_end]]
+        if _ids:
+            assert _ids == list(range(_ids[0], _ids[0] + len(_ids)))
+            FIRST_ACTION[_tile.index, _end] = _ids[0]
+            ACTION_COUNT[_tile.index, _end] = len(_ids)
+        for _id, _place in zip(_ids, PLACEMENTS_ON[_tile.index][_end], strict=True):
+            ACTION_TILE[_id] = _tile.index
+            ACTION_END[_id] = _end
+            ACTION_OPENS[_id] = _place.opens
+
+_HAND = OBSERVATION_SLICES["hand"].start
+_PLACED = OBSERVATION_SLICES["placed"].start
+_FREE = OBSERVATION_SLICES["free_ends"].start
+_PLAYABLE = OBSERVATION_SLICES["playable_ends"].start
+_UNFILLED = OBSERVATION_SLICES["unfilled"].start
+_SIZES = OBSERVATION_SLICES["hand_sizes"].start
+_VOIDS = OBSERVATION_SLICES["voids"].start
+_TOTALS = OBSERVATION_SLICES["totals"].start
+_SEATS = OBSERVATION_SLICES["seats"].start
+_TO_ACT = OBSERVATION_SLICES["to_act"].start
+_BONEYARD = OBSERVATION_SLICES["boneyard"].start
+_DREW = OBSERVATION_SLICES["drew"].start
+_HAND_NUMBER = OBSERVATION_SLICES["hand_number"].start
+
+# SplitMix64 constants of spinner_env.match.shuffled, as uint64 so numba wraps like it.
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_HAND_MIX = np.uint64(0xD1B54A32D192ED03)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+
+FIRST_DEALER_DRAW = -1
+"""The hand number ``shuffled`` is given to draw the first dealer (S2.3 variant), as in
+:meth:`SpinnerState.new`."""
+FIRST_HAND_DRAW = -2
+"""The hand number ``shuffled`` is given to draw a hand episode's hand from its seed."""
+LEARNER_DRAW = -3
+"""The hand number ``shuffled`` is given to draw the learner's seat from the seed."""
+
+
+class BatchState(NamedTuple):
+    """Every game's state, one row per game (``hands[b, seat, tile]`` and so on).
+
+    The layout is kept as the reference engine keeps it (S4.5): free open ends counted
+    by value, unfilled doubles oldest first with their arms left. ``deck`` is the hand's
+    shuffled order; the boneyard is ``deck[b, top[b]:]``, top first.
+    """
+
+    hands: np.ndarray  # (B, 8, 66) bool
+    hand_sizes: np.ndarray  # (B, 8) int8
+    deck: np.ndarray  # (B, 66) int8
+    top: np.ndarray  # (B,) int8
+    placed: np.ndarray  # (B, 66) bool
+    free_ends: np.ndarray  # (B, 11) int8
+    unfilled_value: np.ndarray  # (B, 4) int8
+    unfilled_arms: np.ndarray  # (B, 4) int8
+    num_unfilled: np.ndarray  # (B,) int8
+    voids: np.ndarray  # (B, 8, 11) bool
+    totals: np.ndarray  # (B, 8) int32
+    seed: np.ndarray  # (B,) uint64
+    hand_number: np.ndarray  # (B,) int8
+    dealer: np.ndarray  # (B,) int8
+    current: np.ndarray  # (B,) int8
+    passes_in_row: np.ndarray  # (B,) int8
+    drew: np.ndarray  # (B,) bool
+    learner: np.ndarray  # (B,) int8: whose view final_obs shows
+    next_seed: np.ndarray  # (1,) uint64: the seed of the next episode to start
+
+    @classmethod
+    def zeros(cls, num_games: int) -> BatchState:
+        b = num_games
+        return cls(
+            hands=np.zeros((b, MAX_PLAYERS, NUM_TILES), np.bool_),
+            hand_sizes=np.zeros((b, MAX_PLAYERS), np.int8),
+            deck=np.zeros((b, NUM_TILES), np.int8),
+            top=np.zeros(b, np.int8),
+            placed=np.zeros((b, NUM_TILES), np.bool_),
+            free_ends=np.zeros((b, NUM_VALUES), np.int8),
+            unfilled_value=np.zeros((b, MAX_UNFILLED), np.int8),
+            unfilled_arms=np.zeros((b, MAX_UNFILLED), np.int8),
+            num_unfilled=np.zeros(b, np.int8),
+            voids=np.zeros((b, MAX_PLAYERS, NUM_VALUES), np.bool_),
+            totals=np.zeros((b, MAX_PLAYERS), np.int32),
+            seed=np.zeros(b, np.uint64),
+            hand_number=np.zeros(b, np.int8),
+            dealer=np.zeros(b, np.int8),
+            current=np.zeros(b, np.int8),
+            passes_in_row=np.zeros(b, np.int8),
+            drew=np.zeros(b, np.bool_),
+            learner=np.zeros(b, np.int8),
+            next_seed=np.zeros(1, np.uint64),
+        )
+
+
+class BatchStep(NamedTuple):
+    """What a step leaves for every game; the arrays are reused by the next step.
+
+    ``obs`` and ``mask`` are for the player to act (``current``), in the new episode
+    where ``done``; ``rewards[b, seat]`` is what the decision gave each seat (the AEC
+    env's ``rewards``); ``final_obs`` (the ``learner`` seat's view of the ended game) and
+    ``final_totals`` are only meaningful where ``done``.
+    """
+
+    obs: np.ndarray  # (B, 334) float32
+    mask: np.ndarray  # (B, 343) int8
+    rewards: np.ndarray  # (B, 8) float64
+    done: np.ndarray  # (B,) bool
+    final_obs: np.ndarray  # (B, 334) float32
+    final_totals: np.ndarray  # (B, 8) int32
+
+    @classmethod
+    def zeros(cls, num_games: int) -> BatchStep:
+        b = num_games
+        return cls(
+            obs=np.zeros((b, OBSERVATION_SIZE), np.float32),
+            mask=np.zeros((b, NUM_ACTIONS), np.int8),
+            rewards=np.zeros((b, MAX_PLAYERS), np.float64),
+            done=np.zeros(b, np.bool_),
+            final_obs=np.zeros((b, OBSERVATION_SIZE), np.float32),
+            final_totals=np.zeros((b, MAX_PLAYERS), np.int32),
+        )
+
+
+class Params(NamedTuple):
+    """The rules and env options as plain numbers, for the compiled code."""
+
+    num_players: int
+    hand_size: int
+    num_hands: int
+    draw_until_playable: bool
+    shortened: bool
+    seeded_first_dealer: bool
+    hand_score_reward: bool
+    hand_episode: bool
+    random_learner: bool
+    learner_seat: int
+
+
+# ------------------------------------------------------------------ the deal (S2.4)
+@njit(cache=True)
+def _shuffle_range(out: np.ndarray, m: int, seed: np.uint64, hand_number: int) -> None:
+    """``out[:m] = shuffled(range(m), seed, hand_number)``, bit for bit (SplitMix64)."""
+    for i in range(m):
+        out[i] = i
+    state = seed * _GOLDEN + np.uint64(hand_number) * _HAND_MIX + np.uint64(1)
+    for i in range(m - 1, 0, -1):
+        state = state + _GOLDEN
+        z = state
+        z = (z ^ (z >> np.uint64(30))) * _MIX1
+        z = (z ^ (z >> np.uint64(27))) * _MIX2
+        z = z ^ (z >> np.uint64(31))
+        j = np.int64(z % np.uint64(i + 1))
+        out[i], out[j] = out[j], out[i]
+
+
+@njit(cache=True)
+def _drawn_from_seed(m: int, seed: np.uint64, hand_number: int) -> int:
+    order = np.empty(m, np.int64)
+    _shuffle_range(order, m, seed, hand_number)
+    return order[0]
+
+
+@njit(cache=True)
+def _start_episode(g: BatchState, b: int, p: Params) -> None:
+    seed = g.next_seed[0]
+    g.next_seed[0] = seed + np.uint64(1)
+    g.seed[b] = seed
+    g.totals[b, :] = 0
+    g.dealer[b] = 0  # S2.3
+    if p.seeded_first_dealer:
+        g.dealer[b] = _drawn_from_seed(p.num_players, seed, FIRST_DEALER_DRAW)
+    g.hand_number[b] = 0
+    if p.hand_episode:
+        g.hand_number[b] = _drawn_from_seed(p.num_hands, seed, FIRST_HAND_DRAW)
+    g.learner[b] = p.learner_seat
+    if p.random_learner:
+        g.learner[b] = _drawn_from_seed(p.num_players, seed, LEARNER_DRAW)
+    _open_hand(g, b, p)
+
+
+@njit(cache=True)
+def _open_hand(g: BatchState, b: int, p: Params) -> None:
+    """S2.4 deal, then S3 set: who sets, the set double's two arms, who acts first."""
+    n = p.num_players
+    k = p.hand_size
+    _shuffle_range(g.deck[b], NUM_TILES, g.seed[b], g.hand_number[b])
+    g.hands[b, :, :] = False
+    g.hand_sizes[b, :] = 0
+    for seat in range(n):
+        for i in range(seat * k, (seat + 1) * k):
+            g.hands[b, seat, g.deck[b, i]] = True
+        g.hand_sizes[b, seat] = k
+    g.top[b] = n * k
+    g.placed[b, :] = False
+    g.free_ends[b, :] = 0
+    g.voids[b, :, :] = False
+    g.passes_in_row[b] = 0
+    g.drew[b] = False
+    d = 9 - g.hand_number[b]
+    set_tile = DOUBLE_OF[d]
+    setter = _holder(g, b, n, set_tile)  # S3.1
+    if setter < 0:
+        set_tile = _SPINNER_DOUBLE
+        setter = _holder(g, b, n, set_tile)
+    if setter < 0 and p.shortened:  # S7.3: the highest lower double held sets
+        for lower in range(d - 1, -1, -1):
+            set_tile = DOUBLE_OF[lower]
+            setter = _holder(g, b, n, set_tile)
+            if setter >= 0:
+                break
+    if setter < 0:  # S3.2: draw from the dealer clockwise until d-d or S-S comes up
+        seat = g.dealer[b]
+        while True:
+            tile = g.deck[b, g.top[b]]
+            g.top[b] += 1
+            g.hands[b, seat, tile] = True
+            g.hand_sizes[b, seat] += 1
+            if tile == DOUBLE_OF[d] or tile == _SPINNER_DOUBLE:
+                set_tile = tile
+                setter = seat
+                break
+            seat = (seat + 1) % n
+    g.hands[b, setter, set_tile] = False
+    g.hand_sizes[b, setter] -= 1
+    g.placed[b, set_tile] = True
+    g.unfilled_value[b, 0] = d if set_tile == _SPINNER_DOUBLE else TILE_LOW[set_tile]  # S3.4
+    g.unfilled_arms[b, 0] = 2
+    g.num_unfilled[b] = 1
+    g.current[b] = (setter + 1) % n  # S3.5
+
+
+@njit(cache=True)
+def _holder(g: BatchState, b: int, n: int, tile: int) -> int:
+    for seat in range(n):
+        if g.hands[b, seat, tile]:
+            return seat
+    return -1
+
+
+# ------------------------------------------------------------------ the turn (S4-S6)
+@njit(cache=True)
+def _playable(g: BatchState, b: int, value: int) -> bool:
+    """S5.1, S5.2: only the oldest unfilled double's arms, else every free end."""
+    if g.num_unfilled[b] > 0:
+        return value == g.unfilled_value[b, 0]
+    return g.free_ends[b, value] > 0
+
+
+@njit(cache=True)
+def _legal_mask(g: BatchState, b: int, p: Params, mask: np.ndarray) -> None:
+    """S6.1-S6.3: the placements if any, else draw, else pass."""
+    mask[:] = 0
+    seat = g.current[b]
+    ends = np.empty(NUM_VALUES, np.int64)
+    num_ends = 0
+    for v in range(NUM_VALUES):
+        if _playable(g, b, v):
+            ends[num_ends] = v
+            num_ends += 1
+    can_place = False
+    for t in range(NUM_TILES):
+        if g.hands[b, seat, t]:
+            for i in range(num_ends):
+                first = FIRST_ACTION[t, ends[i]]
+                for a in range(first, first + ACTION_COUNT[t, ends[i]]):
+                    mask[a] = 1
+                    can_place = True
+    if not can_place:
+        if g.top[b] < NUM_TILES and (not g.drew[b] or p.draw_until_playable):
+            mask[DRAW_ACTION] = 1
+        else:
+            mask[PASS_ACTION] = 1
+
+
+@njit(cache=True)
+def _observe(g: BatchState, b: int, p: Params, seat: int, in_play: bool, obs: np.ndarray) -> None:
+    """``SpinnerEncoding.observation`` of seat (seats relative to it, padded to 8)."""
+    n = p.num_players
+    obs[:] = 0.0
+    for t in range(NUM_TILES):
+        if g.hands[b, seat, t]:
+            obs[_HAND + t] = 1.0
+        if g.placed[b, t]:
+            obs[_PLACED + t] = 1.0
+    for v in range(NUM_VALUES):
+        obs[_FREE + v] = g.free_ends[b, v]
+        if _playable(g, b, v):
+            obs[_PLAYABLE + v] = 1.0
+    for i in range(g.num_unfilled[b]):
+        base = _UNFILLED + i * (NUM_VALUES + 1)
+        obs[base + g.unfilled_value[b, i]] = 1.0
+        obs[base + NUM_VALUES] = g.unfilled_arms[b, i]
+    for rel in range(n):
+        other = (seat + rel) % n
+        obs[_SIZES + rel] = g.hand_sizes[b, other]
+        for v in range(NUM_VALUES):
+            if g.voids[b, other, v]:
+                obs[_VOIDS + rel * NUM_VALUES + v] = 1.0
+        obs[_TOTALS + rel] = g.totals[b, other] / 100.0
+        obs[_SEATS + rel] = 1.0
+    if in_play:
+        obs[_TO_ACT + (g.current[b] - seat) % n] = 1.0
+    obs[_BONEYARD] = NUM_TILES - g.top[b]
+    obs[_DREW] = 1.0 if g.drew[b] else 0.0
+    obs[_HAND_NUMBER + g.hand_number[b]] = 1.0
+
+
+@njit(cache=True)
+def _mark_voids(g: BatchState, b: int, seat: int) -> None:
+    """S8: a player who draws or passes holds none of the playable values, nor S."""
+    for v in range(NUM_VALUES):
+        if _playable(g, b, v):
+            g.voids[b, seat, v] = True
+    g.voids[b, seat, S] = True
+
+
+@njit(cache=True)
+def _play(g: BatchState, b: int, p: Params, action: int) -> bool:
+    """Play a legal action for the player to act; return whether the hand ended (S6.4)."""
+    n = p.num_players
+    seat = g.current[b]
+    if action == DRAW_ACTION:  # S6.2
+        _mark_voids(g, b, seat)
+        g.hands[b, seat, g.deck[b, g.top[b]]] = True
+        g.hand_sizes[b, seat] += 1
+        g.top[b] += 1
+        g.drew[b] = True
+        return False
+    if action == PASS_ACTION:  # S6.2, S6.3
+        _mark_voids(g, b, seat)
+        g.passes_in_row[b] += 1
+        if g.top[b] == NUM_TILES and g.passes_in_row[b] >= n:
+            return True
+        g.current[b] = (seat + 1) % n
+        g.drew[b] = False
+        return False
+    tile = ACTION_TILE[action]
+    g.hands[b, seat, tile] = False
+    g.hand_sizes[b, seat] -= 1
+    g.placed[b, tile] = True
+    count = g.num_unfilled[b]
+    if count > 0:  # S5.1, S5.3: the oldest unfilled double takes the placement
+        g.unfilled_arms[b, 0] -= 1
+        if g.unfilled_arms[b, 0] == 0:  # S5.4
+            for i in range(count - 1):
+                g.unfilled_value[b, i] = g.unfilled_value[b, i + 1]
+                g.unfilled_arms[b, i] = g.unfilled_arms[b, i + 1]
+            count -= 1
+    else:
+        g.free_ends[b, ACTION_END[action]] -= 1
+    if TILE_LOW[tile] == TILE_HIGH[tile]:  # S4.4: three arms, filled in turn (S5.2)
+        g.unfilled_value[b, count] = ACTION_OPENS[action]
+        g.unfilled_arms[b, count] = 3
+        count += 1
+    else:
+        g.free_ends[b, ACTION_OPENS[action]] += 1
+    g.num_unfilled[b] = count
+    g.passes_in_row[b] = 0
+    g.drew[b] = False
+    if g.hand_sizes[b, seat] == 0:
+        return True
+    g.current[b] = (seat + 1) % n
+    return False
+
+
+@njit(cache=True)
+def _finish_hand(g: BatchState, b: int, p: Params, out: BatchStep) -> None:
+    """S6.4, S7: score the hand; reward as ``DominoAECEnv._finish_hand``; deal on or restart."""
+    n = p.num_players
+    points = np.zeros(n, np.int64)
+    for seat in range(n):
+        for t in range(NUM_TILES):
+            if g.hands[b, seat, t]:
+                points[seat] += TILE_POINTS[t]
+    winner = g.current[b]  # the player who placed their last tile (S6.4) ...
+    if g.hand_sizes[b, winner] > 0:  # ... else the fewest points, ties to the lowest seat
+        winner = 0
+        for seat in range(n):
+            if points[seat] < points[winner]:
+                winner = seat
+    for seat in range(n):
+        g.totals[b, seat] += points[seat]
+    if p.hand_score_reward:
+        total = points.sum()
+        for seat in range(n):
+            out.rewards[b, seat] += ((total - points[seat]) / (n - 1) - points[seat]) / 100
+    if p.hand_episode or g.hand_number[b] + 1 >= p.num_hands:
+        if not p.hand_score_reward and p.hand_episode:
+            _add_outcome(points, out.rewards[b])
+        elif not p.hand_score_reward:
+            _add_outcome(g.totals[b, :n].astype(np.int64), out.rewards[b])
+        out.done[b] = True
+        out.final_totals[b, :] = g.totals[b, :]
+        _observe(g, b, p, g.learner[b], False, out.final_obs[b])
+        _start_episode(g, b, p)
+    else:
+        g.dealer[b] = winner  # S2.3
+        g.hand_number[b] += 1
+        _open_hand(g, b, p)
+
+
+@njit(cache=True)
+def _add_outcome(totals: np.ndarray, rewards: np.ndarray) -> None:
+    """``aec.zero_sum_outcome``: the k lowest totals share the win, rewards sum to 0."""
+    n = totals.shape[0]
+    best = totals.min()
+    k = 0
+    for seat in range(n):
+        if totals[seat] == best:
+            k += 1
+    for seat in range(n):
+        if totals[seat] == best:
+            rewards[seat] += (n - k) / (k * (n - 1))
+        else:
+            rewards[seat] += -1 / (n - 1)
+
+
+@njit(cache=True)
+def _reset(g: BatchState, p: Params, out: BatchStep) -> None:
+    for b in range(g.seed.shape[0]):
+        _start_episode(g, b, p)
+        _observe(g, b, p, g.current[b], True, out.obs[b])
+        _legal_mask(g, b, p, out.mask[b])
+    out.rewards[:] = 0.0
+    out.done[:] = False
+
+
+@njit(cache=True)
+def _step(
+    g: BatchState, p: Params, actions: np.ndarray, active: np.ndarray, out: BatchStep
+) -> None:
+    for b in range(actions.shape[0]):
+        out.rewards[b, :] = 0.0
+        out.done[b] = False
+        if not active[b]:
+            continue
+        if _play(g, b, p, actions[b]):
+            _finish_hand(g, b, p, out)
+        _observe(g, b, p, g.current[b], True, out.obs[b])
+        _legal_mask(g, b, p, out.mask[b])
+
+
+@njit(cache=True)
+def sample_legal(mask: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
+    """One uniformly random legal action per row of ``mask``, chosen by ``uniforms`` in [0, 1)."""
+    actions = np.empty(mask.shape[0], np.int64)
+    for b in range(mask.shape[0]):
+        count = 0
+        for a in range(mask.shape[1]):
+            count += mask[b, a]
+        k = int(uniforms[b] * count)
+        for a in range(mask.shape[1]):
+            if mask[b, a]:
+                if k == 0:
+                    actions[b] = a
+                    break
+                k -= 1
+    return actions
+
+
+# ------------------------------------------------------------------ the Python API
+class BatchedSpinner:
+    """B Spinner games stepped together; see the module docstring.
+
+    Args:
+        num_games: B.
+        rules: the Spinner rules and variants (one set for every game).
+        reward, episode: as ``spinner_v0.raw_env`` (``"match"`` | ``"hand_score"``;
+            ``"match"`` | ``"hand"``). A hand episode plays hand
+            ``shuffled(range(num_hands), seed, FIRST_HAND_DRAW)[0]``.
+        learner_seat: the seat whose view ``final_obs`` shows; None draws it for every
+            episode from its seed (``shuffled(range(n), seed, LEARNER_DRAW)[0]``).
+    """
+
+    def __init__(
+        self,
+        num_games: int,
+        rules: SpinnerRules | None = None,
+        *,
+        reward: str = "match",
+        episode: str = "match",
+        learner_seat: int | None = 0,
+    ) -> None:
+        check_choice("reward", reward, REWARD_SCHEMES)
+        check_choice("episode", episode, EPISODES)
+        if not isinstance(num_games, int) or num_games < 1:
+            raise ValueError(f"num_games must be a positive integer, got {num_games!r}")
+        self.rules = rules or SpinnerRules()
+        n = self.rules.num_players
+        if learner_seat is not None and not 0 <= learner_seat < n:
+            raise ValueError(f"learner_seat must be a seat from 0 to {n - 1} or None")
+        self.num_games = num_games
+        self.params = Params(
+            num_players=n,
+            hand_size=self.rules.hand_size,
+            num_hands=self.rules.num_hands,
+            draw_until_playable=self.rules.draw_until_playable,
+            shortened=self.rules.shortened,
+            seeded_first_dealer=self.rules.seeded_first_dealer,
+            hand_score_reward=reward == "hand_score",
+            hand_episode=episode == "hand",
+            random_learner=learner_seat is None,
+            learner_seat=learner_seat or 0,
+        )
+        self.state = BatchState.zeros(num_games)
+        self.out = BatchStep.zeros(num_games)
+        self._all = np.ones(num_games, np.bool_)
+
+    def reset(self, seed: int = 0) -> BatchStep:
+        """Start game b from seed ``seed + b``; later episodes take the seeds after those."""
+        if not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**63:
+            raise ValueError(f"seed must be an integer from 0 to 2**63 - 1, got {seed!r}")
+        self.state.next_seed[0] = seed
+        _reset(self.state, self.params, self.out)
+        return self.out
+
+    @property
+    def current(self) -> np.ndarray:
+        """The seat to act in every game."""
+        return self.state.current
+
+    @property
+    def learner(self) -> np.ndarray:
+        """The seat ``final_obs`` shows, per game."""
+        return self.state.learner
+
+    def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> BatchStep:
+        """Play ``actions[b]`` in every game b (only where ``active``, if given).
+
+        Illegal actions raise ValueError before any game changes.
+        """
+        actions = np.asarray(actions, np.int64)
+        if actions.shape != (self.num_games,):
+            raise ValueError(f"actions must have shape ({self.num_games},), got {actions.shape}")
+        active = self._all if active is None else np.asarray(active, np.bool_)
+        in_range = (actions >= 0) & (actions < NUM_ACTIONS)
+        legal = in_range & (self.out.mask[np.arange(self.num_games), actions * in_range] != 0)
+        bad = np.flatnonzero(active & ~legal)
+        if bad.size:
+            b = int(bad[0])
+            raise ValueError(
+                f"action {int(actions[b])} is illegal in game {b}; legal ids: "
+                f"{np.flatnonzero(self.out.mask[b]).tolist()}"
+            )
+        _step(self.state, self.params, actions, active, self.out)
+        return self.out
+
+    def observe(self, seats: np.ndarray) -> np.ndarray:
+        """Every game's observation from ``seats[b]``'s point of view (a new array)."""
+        obs = np.zeros((self.num_games, OBSERVATION_SIZE), np.float32)
+        _observe_all(self.state, self.params, np.asarray(seats, np.int64), obs)
+        return obs
+
+
+@njit(cache=True)
+def _observe_all(g: BatchState, p: Params, seats: np.ndarray, obs: np.ndarray) -> None:
+    for b in range(seats.shape[0]):
+        _observe(g, b, p, seats[b], True, obs[b])
+
+
+__all__ = ["BatchState", "BatchStep", "BatchedSpinner", "sample_legal"]

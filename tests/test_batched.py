@@ -1,0 +1,234 @@
+"""The batched engine against the reference: same deals, same decisions, same everything.
+
+Each batched game is shadowed by a ``spinner_v0.raw_env`` dealt from the same seed; at
+every decision both must show the same player to act, observation and action mask, and
+after it the same rewards; at the end of an episode the same final totals and final
+observation (S1-S7 as implemented by ``spinner_env.spinner``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from spinner_env import spinner_v0
+from spinner_env.batched import (
+    FIRST_HAND_DRAW,
+    LEARNER_DRAW,
+    BatchedSpinner,
+    sample_legal,
+)
+from spinner_env.match import shuffled
+from spinner_env.spinner import ALL_TILES, SpinnerRules, SpinnerState
+
+
+class SeededEnv(spinner_v0.raw_env):
+    """``spinner_v0`` whose reset plays a given (seed, first hand) instead of drawing one."""
+
+    def start(self, seed: int, first_hand: int) -> None:
+        self._game_args = (seed, first_hand)
+        self.reset()
+
+    def _new_game(self, seed: int, hand_number: int) -> SpinnerState:
+        return super()._new_game(*self._game_args)
+
+
+def first_hand(rules: SpinnerRules, episode: str, seed: int) -> int:
+    if episode == "match":
+        return 0
+    return shuffled(list(range(rules.num_hands)), seed, FIRST_HAND_DRAW)[0]
+
+
+def learner_of(seed: int, n: int, learner_seat: int | None) -> int:
+    if learner_seat is None:
+        return shuffled(list(range(n)), seed, LEARNER_DRAW)[0]
+    return learner_seat
+
+
+def play_side_by_side(
+    rules: SpinnerRules,
+    reward: str,
+    episode: str,
+    num_games: int,
+    seed: int,
+    decisions: int,
+    learner_seat: int | None = 0,
+    min_episodes: int = 0,
+) -> int:
+    """Play both engines with the same random actions; return the episodes finished."""
+    n = rules.num_players
+    engine = BatchedSpinner(
+        num_games, rules, reward=reward, episode=episode, learner_seat=learner_seat
+    )
+    step = engine.reset(seed)
+    envs = []
+    for b in range(num_games):
+        env = SeededEnv(
+            num_players=n,
+            num_hands=rules.num_hands,
+            draw_until_playable=rules.draw_until_playable,
+            shortened=rules.shortened,
+            seeded_first_dealer=rules.seeded_first_dealer,
+            reward=reward,
+            episode=episode,
+        )
+        game_seed = seed + b
+        assert engine.state.seed[b] == game_seed
+        env.start(game_seed, first_hand(rules, episode, game_seed))
+        envs.append(env)
+    rng = np.random.default_rng(seed)
+    episodes = 0
+    made = 0
+    seeds = list(range(seed, seed + num_games))
+    while made < decisions or episodes < min_episodes:
+        for b, env in enumerate(envs):
+            seat = env.game.current
+            assert engine.current[b] == seat
+            view = env.observe(env.agent_selection)
+            np.testing.assert_array_equal(step.mask[b], view["action_mask"])
+            np.testing.assert_array_equal(step.obs[b], view["observation"])
+        actions = sample_legal(step.mask, rng.random(num_games))
+        step = engine.step(actions)
+        made += 1
+        for b, env in enumerate(envs):
+            env.step(int(actions[b]))
+            expected = [env.rewards[agent] for agent in env.possible_agents]
+            np.testing.assert_array_equal(step.rewards[b, :n], expected)
+            assert not step.rewards[b, n:].any()
+            ended = all(env.terminations.values())
+            assert step.done[b] == ended
+            if ended:
+                episodes += 1
+                learner = learner_of(int(env.game.seed), n, learner_seat)
+                np.testing.assert_array_equal(step.final_totals[b, :n], env.game.totals)
+                final_view = env.observe(env.possible_agents[learner])["observation"]
+                np.testing.assert_array_equal(step.final_obs[b], final_view)
+                new_seed = int(engine.state.seed[b])
+                seeds.append(new_seed)
+                env.start(new_seed, first_hand(rules, episode, new_seed))
+    # A new episode takes the next unused seed.
+    assert sorted(seeds) == list(range(seed, seed + len(seeds)))
+    return episodes
+
+
+@pytest.mark.parametrize("num_players", range(2, 9))
+def test_full_matches_agree_for_every_player_count(num_players: int) -> None:
+    """S2.1-S7.2: whole 10-hand matches, every player count, match reward."""
+    rules = SpinnerRules(num_players=num_players)
+    finished = play_side_by_side(rules, "match", "match", 3, 100 * num_players, 0, None, 3)
+    assert finished >= 3
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    num_players=st.integers(2, 8),
+    num_hands=st.integers(1, 10),
+    draw_until_playable=st.booleans(),
+    shortened=st.booleans(),
+    seeded_first_dealer=st.booleans(),
+    reward=st.sampled_from(["match", "hand_score"]),
+    episode=st.sampled_from(["match", "hand"]),
+    learner=st.integers(-1, 7),
+    seed=st.integers(0, 2**62),
+)
+def test_random_games_agree_decision_by_decision(
+    num_players: int,
+    num_hands: int,
+    draw_until_playable: bool,
+    shortened: bool,
+    seeded_first_dealer: bool,
+    reward: str,
+    episode: str,
+    learner: int,
+    seed: int,
+) -> None:
+    """Every variant flag (S2.2, S2.3, S6.2, S7.3), both reward schemes and episode modes."""
+    rules = SpinnerRules(
+        num_players=num_players,
+        num_hands=num_hands,
+        draw_until_playable=draw_until_playable,
+        shortened=shortened,
+        seeded_first_dealer=seeded_first_dealer,
+    )
+    learner_seat = None if learner < 0 else learner % num_players
+    play_side_by_side(rules, reward, episode, 4, seed, 150, learner_seat)
+
+
+def test_shortened_and_drawn_sets_agree_over_many_deals() -> None:
+    """S3.2 and S7.3: the low hands, where nobody holding d-d or S-S is common."""
+    for shortened in (False, True):
+        rules = SpinnerRules(num_players=2, num_hands=10, shortened=shortened)
+        play_side_by_side(rules, "hand_score", "hand", 16, 7, 120)
+
+
+def test_deal_is_the_reference_shuffle() -> None:
+    """S2.4: hand h of seed s is dealt from ``shuffled(ALL_TILES, s, h)``."""
+    engine = BatchedSpinner(5, SpinnerRules(num_players=3), episode="hand")
+    engine.reset(2**62 - 3)
+    for b in range(5):
+        seed, hand = int(engine.state.seed[b]), int(engine.state.hand_number[b])
+        expected = [t.index for t in shuffled(ALL_TILES, seed, hand)]
+        assert engine.state.deck[b].tolist() == expected
+
+
+def test_illegal_action_raises_and_changes_nothing() -> None:
+    engine = BatchedSpinner(3, SpinnerRules(num_players=4))
+    step = engine.reset(0)
+    before = [a.copy() for a in engine.state]
+    actions = sample_legal(step.mask, np.zeros(3))
+    illegal = int(np.flatnonzero(step.mask[1] == 0)[0])
+    actions[1] = illegal
+    with pytest.raises(ValueError, match="illegal in game 1"):
+        engine.step(actions)
+    actions[1] = spinner_v0.NUM_ACTIONS
+    with pytest.raises(ValueError):
+        engine.step(actions)
+    for old, new in zip(before, engine.state, strict=True):
+        np.testing.assert_array_equal(old, new)
+
+
+def test_inactive_games_do_not_move() -> None:
+    engine = BatchedSpinner(4, SpinnerRules(num_players=2))
+    step = engine.reset(3)
+    obs_before = step.obs.copy()
+    hands_before = engine.state.hands.copy()
+    active = np.array([True, False, True, False])
+    illegal_for_inactive = np.where(active, sample_legal(step.mask, np.zeros(4)), -1)
+    step = engine.step(illegal_for_inactive, active)
+    for b in (1, 3):
+        np.testing.assert_array_equal(step.obs[b], obs_before[b])
+        np.testing.assert_array_equal(engine.state.hands[b], hands_before[b])
+        assert not step.rewards[b].any()
+
+
+def test_observe_any_seat_matches_the_encoding() -> None:
+    """S8: every seat's view, not only the player to act's."""
+    n = 5
+    engine = BatchedSpinner(2, SpinnerRules(num_players=n))
+    step = engine.reset(11)
+    envs = []
+    for b in range(2):
+        env = SeededEnv(num_players=n)
+        env.start(11 + b, 0)
+        envs.append(env)
+    rng = np.random.default_rng(1)
+    for _ in range(60):
+        actions = sample_legal(step.mask, rng.random(2))
+        step = engine.step(actions)
+        for b, env in enumerate(envs):
+            env.step(int(actions[b]))
+    seats = np.array([2, 4])
+    got = engine.observe(seats)
+    for b, env in enumerate(envs):
+        expected = env.encoding.observation(env.game, int(seats[b]))
+        np.testing.assert_array_equal(got[b], expected)
+
+
+def test_sample_legal_reaches_every_legal_action_and_nothing_else() -> None:
+    mask = np.zeros((1, spinner_v0.NUM_ACTIONS), np.int8)
+    legal = [3, 40, 341]
+    mask[0, legal] = 1
+    chosen = {int(sample_legal(mask, np.array([u]))[0]) for u in np.linspace(0, 0.999, 30)}
+    assert chosen == set(legal)
