@@ -1,0 +1,258 @@
+"""Mexican Train as a PettingZoo AEC environment (rules: ``RULES.md``, M1-M7).
+
+    from spinner_env import mexican_train_v0
+    env = mexican_train_v0.env(num_players=4)
+    env.reset(seed=0)
+    for agent in env.agent_iter():
+        obs, reward, termination, truncation, info = env.last()
+        action = None if termination or truncation else choose(obs["action_mask"])
+        env.step(action)
+
+Actions: one id per (train, tile) placement, then draw, then pass. Trains are named from
+the seat of the player to act, as the engine's :class:`~spinner_env.mexican_train.Place`
+names them: slot 0 is the own train, slot k the train of the player k seats clockwise
+(slots 1-7, those past the last player never legal), slot 8 the Mexican train; the id of
+tile t on slot k is ``k * 91 + t.index``. Observations: a float32 vector laid out by
+``OBSERVATION_LAYOUT`` (documented in the README), with seats relative to the observer
+and padded to 8 players, as in ``spinner_v0``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from spinner_env.aec import DominoAECEnv, Encoding, make_wrapped
+from spinner_env.match import DRAW, PASS
+from spinner_env.mexican_train import (
+    ALL_TILES,
+    MEXICAN,
+    NUM_ROUNDS,
+    NUM_VALUES,
+    MexicanTrainRules,
+    MexicanTrainState,
+    Move,
+    Place,
+)
+from spinner_env.render import render_mexican_train
+
+MAX_PLAYERS = 8
+NUM_TILES = len(ALL_TILES)
+MEXICAN_SLOT = MAX_PLAYERS
+NUM_SLOTS = MAX_PLAYERS + 1
+"""Train slots: the 8 relative seats' personal trains, then the Mexican train."""
+
+PLACEMENTS: tuple[Place, ...] = tuple(
+    Place(tile, MEXICAN if slot == MEXICAN_SLOT else slot)
+    for slot in range(NUM_SLOTS)
+    for tile in ALL_TILES
+)
+ACTIONS: tuple[Move, ...] = (*PLACEMENTS, DRAW, PASS)
+DRAW_ACTION = len(PLACEMENTS)
+PASS_ACTION = DRAW_ACTION + 1
+NUM_ACTIONS = len(ACTIONS)
+_ACTION_OF: dict[Move, int] = {move: action for action, move in enumerate(ACTIONS)}
+
+OBSERVATION_LAYOUT: tuple[tuple[str, int, str], ...] = (
+    ("hand", NUM_TILES, "1 for each tile in the observer's hand (tile index order)"),
+    (
+        "trains",
+        NUM_SLOTS * NUM_TILES,
+        "per train slot (relative seats 0-7, then the Mexican train), 1 for each tile on it",
+    ),
+    ("open_ends", NUM_SLOTS * NUM_VALUES, "per train slot, one-hot open end value 0-12"),
+    ("markers", MAX_PLAYERS, "1 for each relative seat whose train carries a marker"),
+    ("playable", NUM_SLOTS, "1 for each train slot the player to act may place on now"),
+    (
+        "unsatisfied",
+        NUM_SLOTS * NUM_SLOTS,
+        "unsatisfied doubles oldest first: per double, one-hot train slot it ends",
+    ),
+    ("extra_placement", 1, "1 while the player to act takes a double's extra placement"),
+    ("hand_sizes", MAX_PLAYERS, "tiles in each hand, by seat relative to the observer"),
+    (
+        "voids",
+        MAX_PLAYERS * NUM_VALUES,
+        "per relative seat, 1 for each open-end value it drew or passed on this round",
+    ),
+    ("totals", MAX_PLAYERS, "match totals / 100, by relative seat"),
+    ("seats", MAX_PLAYERS, "1 for each relative seat that has a player"),
+    ("to_act", MAX_PLAYERS, "one-hot relative seat of the player to act"),
+    ("boneyard", 1, "tiles in the boneyard"),
+    ("drew", 1, "1 if the player to act has drawn in this placement attempt"),
+    ("round", NUM_ROUNDS, "one-hot round number r (engine double 12-r)"),
+)
+OBSERVATION_SLICES: dict[str, slice] = {}
+_offset = 0
+for _name, _size, _ in OBSERVATION_LAYOUT:
+    OBSERVATION_SLICES[_name] = slice(_offset, _offset + _size)
+    _offset += _size
+OBSERVATION_SIZE = _offset
+STATE_SIZE = OBSERVATION_SIZE + MAX_PLAYERS * NUM_TILES + NUM_TILES
+"""state(): seat 0's observation, then every seat's hand (absolute seats), then the boneyard."""
+
+_SL = OBSERVATION_SLICES
+_TRAINS = _SL["trains"].start
+_OPEN_ENDS = _SL["open_ends"].start
+_MARKERS = _SL["markers"].start
+_PLAYABLE = _SL["playable"].start
+_UNSATISFIED = _SL["unsatisfied"].start
+_EXTRA = _SL["extra_placement"].start
+_SIZES = _SL["hand_sizes"].start
+_VOIDS = _SL["voids"].start
+_TOTALS = _SL["totals"].start
+_SEATS = _SL["seats"].start
+_TO_ACT = _SL["to_act"].start
+_BONEYARD = _SL["boneyard"].start
+_DREW = _SL["drew"].start
+_ROUND = _SL["round"].start
+
+
+def action_to_move(action: int) -> Move:
+    """The move an action id stands for (its train named from the player to act)."""
+    if not 0 <= action < NUM_ACTIONS:
+        raise ValueError(f"action {action} is out of range 0..{NUM_ACTIONS - 1}")
+    return ACTIONS[action]
+
+
+def move_to_action(move: Move) -> int:
+    """The action id of a move."""
+    try:
+        return _ACTION_OF[move]
+    except (KeyError, TypeError):
+        raise ValueError(f"{move!r} is not a Mexican Train move") from None
+
+
+class MexicanTrainEncoding(Encoding):
+    num_actions = NUM_ACTIONS
+    obs_size = OBSERVATION_SIZE
+    state_size = STATE_SIZE
+
+    def action_of(self, move: Any) -> int:
+        return _ACTION_OF[move]
+
+    def move_of(self, action: int) -> Any:
+        return action_to_move(action)
+
+    def observation(self, game: MexicanTrainState, seat: int) -> np.ndarray:
+        obs = np.zeros(OBSERVATION_SIZE, np.float32)
+        n = game.num_players
+        order = [(seat + rel) % n for rel in range(n)]
+
+        def slot(train: int) -> int:
+            return MEXICAN_SLOT if train == MEXICAN else (train - seat) % n
+
+        # Every 0/1 feature is set by one fancy-index assignment: this runs every decision.
+        ones = [t.index for t in game.hands[seat]]
+        for train_id in [*order, MEXICAN]:
+            train = game.trains[train_id]
+            base = slot(train_id)
+            ones += [_TRAINS + base * NUM_TILES + t.index for t in train.tiles]
+            ones.append(_OPEN_ENDS + base * NUM_VALUES + train.open_end)
+            if train.marker:
+                ones.append(_MARKERS + base)
+        for rel, other in enumerate(order):
+            ones += [_VOIDS + rel * NUM_VALUES + value for value in game.voids[other]]
+        for i, train in enumerate(game.unsatisfied):
+            ones.append(_UNSATISFIED + i * NUM_SLOTS + slot(train))
+        if not game.hand_over:
+            ones += [_PLAYABLE + slot(train) for train in game.playable_trains()]
+            ones.append(_TO_ACT + (game.current - seat) % n)
+        ones.append(_ROUND + game.hand_number)
+        obs[ones] = 1.0
+        obs[_EXTRA] = game.extra_placement
+        obs[_SIZES : _SIZES + n] = [len(game.hands[other]) for other in order]
+        obs[_TOTALS : _TOTALS + n] = [game.totals[other] / 100.0 for other in order]
+        obs[_SEATS : _SEATS + n] = 1.0
+        obs[_BONEYARD] = len(game.boneyard)
+        obs[_DREW] = game.drew_this_turn
+        return obs
+
+    def state(self, game: MexicanTrainState) -> np.ndarray:
+        hands = np.zeros((MAX_PLAYERS, NUM_TILES), np.float32)
+        for seat, hand in enumerate(game.hands):
+            hands[seat, [t.index for t in hand]] = 1.0
+        boneyard = np.zeros(NUM_TILES, np.float32)
+        boneyard[[t.index for t in game.boneyard]] = 1.0
+        return np.concatenate([self.observation(game, 0), hands.ravel(), boneyard])
+
+
+class raw_env(DominoAECEnv):
+    """Mexican Train, unwrapped: illegal actions raise ValueError.
+
+    Args:
+        num_players: 2 to 8 (M2.1).
+        num_rounds: rounds per match, 1 to 13 (M2.2 variant; default the full 13).
+        double_blank_50: M1.3 variant, ``0-0`` left in hand counts 50.
+        reward: ``"match"`` (zero-sum match outcome at the episode's end) or
+            ``"hand_score"`` (at each round's end, the mean of the others' points left in
+            hand minus one's own, / 100).
+        episode: ``"match"`` (one episode is a whole match) or ``"hand"`` (one round, its
+            number drawn by the seed from the match's rounds; ``"match"`` reward then
+            goes to the lowest points of that round).
+        render_mode: None, ``"ansi"`` (render() returns text) or ``"human"`` (prints).
+    """
+
+    metadata = {
+        "render_modes": ["ansi", "human"],
+        "name": "mexican_train_v0",
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+    encoding = MexicanTrainEncoding()
+
+    def __init__(
+        self,
+        num_players: int = 2,
+        num_rounds: int = NUM_ROUNDS,
+        double_blank_50: bool = False,
+        reward: str = "match",
+        episode: str = "match",
+        render_mode: str | None = None,
+    ) -> None:
+        self.rules = MexicanTrainRules(
+            num_players=num_players, num_rounds=num_rounds, double_blank_50=double_blank_50
+        )
+        super().__init__(
+            num_players,
+            reward,
+            episode,
+            render_mode,
+            ctor_kwargs=dict(
+                num_players=num_players,
+                num_rounds=num_rounds,
+                double_blank_50=double_blank_50,
+                reward=reward,
+                episode=episode,
+                render_mode=render_mode,
+            ),
+        )
+
+    def _new_game(self, seed: int, hand_number: int) -> MexicanTrainState:
+        return MexicanTrainState.new(self.rules, seed=seed, hand_number=hand_number)
+
+    def _num_hands_option(self) -> int:
+        return self.rules.num_rounds
+
+    def _render_text(self, viewer: int | None) -> str:
+        return render_mexican_train(self.game, viewer)
+
+
+env = make_wrapped(raw_env)
+
+__all__ = [
+    "ACTIONS",
+    "DRAW_ACTION",
+    "MEXICAN_SLOT",
+    "NUM_ACTIONS",
+    "OBSERVATION_LAYOUT",
+    "OBSERVATION_SIZE",
+    "OBSERVATION_SLICES",
+    "PASS_ACTION",
+    "Place",
+    "action_to_move",
+    "env",
+    "move_to_action",
+    "raw_env",
+]
