@@ -7,8 +7,11 @@ build a match with :meth:`MexicanTrainState.new` from a seed, or
 ``start_next_hand()`` until ``match_over``. A "hand" of the core is a round here: hand
 ``r`` is played around the engine double ``e-e``, ``e = 12 - r`` (M2.2).
 
-Trains are numbered by their owner's seat; the Mexican train is :data:`MEXICAN` (-1), the
-last entry of ``trains``. The readings this module settles:
+The state numbers trains by their owner's seat, the Mexican train being :data:`MEXICAN`
+(-1), the last entry of ``trains``. A move is a decision of the player to act and names
+its train from that player's seat (:class:`Place`): 0 is their own train, k the train of
+the player k seats clockwise. So a move means the same to every seat, as the
+environment's action ids and observations do. The readings this module settles:
 
 - M2.5: round r is opened by seat r mod n whatever happened in the round before.
 - M5.2 with M5.3 and M5.4: the extra placement after a double may go on any train the
@@ -60,22 +63,28 @@ def parse(text: str) -> MexicanTile:
 
 
 def train_name(train: int) -> str:
+    """A train of the state by its id: ``player_2's train``, ``the Mexican train``."""
     return "the Mexican train" if train == MEXICAN else f"player_{train}'s train"
 
 
 @dataclass(frozen=True, slots=True)
 class Place:
-    """Put ``tile`` on the open end of ``train`` (a seat, or :data:`MEXICAN`) (M3.2).
+    """The player to act puts ``tile`` on the open end of a train (M3.2).
 
-    Which half attaches follows from the train's open end, so the train is all a
-    placement needs to name.
+    ``train`` counts seats clockwise from the player placing: 0 is their own train, k the
+    train of the player k seats on; :data:`MEXICAN` is the Mexican train. Which half
+    attaches follows from the train's open end, so the train is all a placement names.
     """
 
     tile: MexicanTile
     train: int
 
     def __str__(self) -> str:
-        return f"{self.tile} on {train_name(self.train)}"
+        if self.train == MEXICAN:
+            return f"{self.tile} on the Mexican train"
+        if self.train == 0:
+            return f"{self.tile} on own train"
+        return f"{self.tile} on the train {self.train} seat(s) on"
 
 
 Move = Place | Draw | Pass
@@ -275,11 +284,19 @@ class MexicanTrainState(MatchState):
     def placements(self) -> list[Place]:
         hand = self.hands[self.current]
         return [
-            Place(tile, train)
+            Place(tile, self.relative_train(train))
             for train in self.playable_trains()
             for tile in hand
             if tile.has(self.trains[train].open_end)  # M3.2, M5.1
         ]
+
+    def relative_train(self, train: int) -> int:
+        """A train's id as the player to act names it in a :class:`Place`."""
+        return MEXICAN if train == MEXICAN else (train - self.current) % self.num_players
+
+    def absolute_train(self, relative: int) -> int:
+        """The train a :class:`Place` of the player to act goes on, by its state id."""
+        return MEXICAN if relative == MEXICAN else (self.current + relative) % self.num_players
 
     def _open_values(self) -> set[int]:
         return {self.trains[t].open_end for t in self.playable_trains()}
@@ -289,16 +306,17 @@ class MexicanTrainState(MatchState):
         return bool(tiles) and tiles[-1].is_double
 
     def _place(self, move: Place) -> bool:
-        train = self.trains[move.train]
+        train_id = self.absolute_train(move.train)
+        train = self.trains[train_id]
         train.tiles.append(move.tile)
         train.open_end = move.tile.other(train.open_end)
-        if move.train in self.unsatisfied:
-            self.unsatisfied.remove(move.train)  # M5.3: a tile on it satisfies it
-        if move.train == self.current:
+        if train_id in self.unsatisfied:
+            self.unsatisfied.remove(train_id)  # M5.3: a tile on it satisfies it
+        if train_id == self.current:
             train.marker = False  # M3.4
         self.extra_placement = move.tile.is_double  # M5.2
         if move.tile.is_double:
-            self.unsatisfied.append(move.train)
+            self.unsatisfied.append(train_id)
         return self.extra_placement
 
     def _after_no_placement(self) -> None:

@@ -51,6 +51,7 @@ def position(
 
 
 def place(tile: str, train: int) -> Place:
+    """A placement; ``train`` counts seats clockwise from the player placing."""
     return Place(parse(tile), train)
 
 
@@ -222,8 +223,8 @@ def test_m3_4_marker_goes_out_on_a_pass_and_off_when_the_owner_plays_own_train()
     assert state.legal_moves() == [place("3-8", 1)]
     state.apply(place("3-8", 1))
     assert state.trains[1].marker
-    assert state.legal_moves() == [place("7-8", 1)]
-    state.apply(place("7-8", 1))  # the owner plays on its own train
+    assert state.legal_moves() == [place("7-8", 0)]
+    state.apply(place("7-8", 0))  # the owner plays on its own train
     assert not state.trains[1].marker
 
 
@@ -361,8 +362,8 @@ def test_m5_3_following_players_may_only_place_on_the_unsatisfied_double():
     state.apply(place("12-7", MEXICAN))
     # Seat 1's 12-3 fits its own empty train, but the double on seat 0's unmarked
     # train binds every following player.
-    assert state.legal_moves() == [place("5-9", 0)]
-    state.apply(place("5-9", 0))
+    assert state.legal_moves() == [place("5-9", 2)]  # seat 0's train, 2 seats on from 1
+    state.apply(place("5-9", 2))
     assert state.unsatisfied == [] and not state.trains[0].marker
 
 
@@ -391,8 +392,8 @@ def test_m5_4_unsatisfied_doubles_are_satisfied_oldest_first():
     state.apply(DRAW)
     state.apply(PASS)
     assert state.unsatisfied == [0, MEXICAN]
-    assert state.legal_moves() == [place("5-2", 0)]
-    state.apply(place("5-2", 0))
+    assert state.legal_moves() == [place("5-2", 2)]
+    state.apply(place("5-2", 2))
     assert state.unsatisfied == [MEXICAN]
     assert state.legal_moves() == [place("6-3", MEXICAN)]
 
@@ -490,3 +491,17 @@ def test_from_position_rejects_a_missing_tile_and_a_round_out_of_range():
         MexicanTrainState.from_position(["0-1", "0-2"], ["0-3"])
     with pytest.raises(ValueError, match="hand_number"):
         MexicanTrainState.from_position(["0-1", "0-2"], ["0-3"], hand_number=13)
+
+
+def test_a_placement_names_its_train_from_the_seat_of_the_player_placing():
+    state = position(["0-1", "12-3 0-2", "0-4"], current=1, markers=[0, 2])
+    assert set(state.legal_moves()) == {
+        place("12-3", 0),  # seat 1's own train
+        place("12-3", 1),  # seat 2's
+        place("12-3", 2),  # seat 0's
+        place("12-3", MEXICAN),
+    }
+    assert [state.absolute_train(p.train) for p in state.legal_moves()] == [0, 1, 2, MEXICAN]
+    state.apply(place("12-3", 2))
+    assert state.trains[0].tiles == tiles("12-3") and state.trains[0].marker
+    assert str(place("12-3", 2)) == "3-12 on the train 2 seat(s) on"
