@@ -30,3 +30,9 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis
+
+# Train the quick 2-player agent (configs/quick.yaml), then rank it against the baselines.
+train: $(STAMP)
+	$(PY) -m train.ppo --config configs/quick.yaml
+	$(PY) -m train.evaluate --agents runs/quick/quick.pt random greedy heuristic \
+		--players 2 --matches 200 --out runs/quick/eval

@@ -1,0 +1,81 @@
+"""The one interface every agent implements, whatever the game and the seat.
+
+An agent is asked for an action id when its seat is to act:
+``act(observation, action_mask, view)``. ``observation`` and ``action_mask`` are what the
+PettingZoo environment shows that seat; ``view`` is optional read access to the engine
+for agents that look past the observation vector: anything with a ``game`` (the rules
+engine's state, a :class:`~spinner_env.match.MatchState`) and an ``encoding`` (the
+game's :class:`~spinner_env.aec.Encoding`, to turn action ids into moves). A
+``DominoAECEnv`` (``env.unwrapped``) is such a view, and so is :class:`GameView`.
+Agents never change the view.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+from spinner_env.aec import Encoding
+from spinner_env.match import MatchState
+
+
+class EngineView(Protocol):
+    """Read access to the engine: the state of the match and the game's encoding."""
+
+    @property
+    def game(self) -> Any: ...
+
+    @property
+    def encoding(self) -> Encoding: ...
+
+
+@dataclass(frozen=True)
+class GameView:
+    """An :class:`EngineView` over an engine state played without the AEC environment."""
+
+    game: MatchState
+    encoding: Encoding
+
+
+class Agent(ABC):
+    """A player of any seat, any player count.
+
+    ``needs_view`` says whether :meth:`act` requires the engine view; ``seed`` fixes the
+    agent's own randomness, so that a seeded run replays exactly.
+    """
+
+    name: str = "agent"
+    needs_view: bool = False
+
+    def __init__(self, seed: int | Sequence[int] | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def seed(self, seed: int | Sequence[int] | None) -> None:
+        """Restart the agent's randomness from ``seed``."""
+        self.rng = np.random.default_rng(seed)
+
+    @abstractmethod
+    def act(
+        self, observation: np.ndarray, action_mask: np.ndarray, view: EngineView | None = None
+    ) -> int:
+        """A legal action id (``action_mask[id] == 1``) for the seat to act."""
+
+    def _view(self, view: EngineView | None) -> EngineView:
+        if view is None:
+            raise ValueError(f"the {self.name} agent reads the engine: pass the env as view")
+        return view
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r})"
+
+
+def legal_actions(action_mask: np.ndarray) -> np.ndarray:
+    """The legal action ids of a mask, ascending."""
+    legal = np.flatnonzero(action_mask)
+    if legal.size == 0:
+        raise ValueError("the action mask allows no action: the seat is not to act")
+    return legal

@@ -1,0 +1,44 @@
+"""Game-agnostic baselines: they read only the action mask and, for greedy, tile points."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from agents.base import Agent, EngineView, legal_actions
+
+
+class RandomAgent(Agent):
+    """Uniform over the legal actions."""
+
+    name = "random"
+
+    def act(
+        self, observation: np.ndarray, action_mask: np.ndarray, view: EngineView | None = None
+    ) -> int:
+        return int(self.rng.choice(legal_actions(action_mask)))
+
+
+class GreedyAgent(Agent):
+    """Places the heaviest legal tile (by the game's ``tile_points``: in Spinner S counts 10),
+    the lowest action id among equals; draws and passes only when forced."""
+
+    name = "greedy"
+    needs_view = True
+
+    def act(
+        self, observation: np.ndarray, action_mask: np.ndarray, view: EngineView | None = None
+    ) -> int:
+        legal = legal_actions(action_mask)
+        if legal.size == 1:
+            return int(legal[0])
+        view = self._view(view)
+        game, move_of = view.game, view.encoding.move_of
+        weights = [_points(game, move_of(int(a))) for a in legal]
+        return int(legal[int(np.argmax(weights))])
+
+
+def _points(game: Any, move: Any) -> int:
+    tile = getattr(move, "tile", None)
+    return -1 if tile is None else game.tile_points(tile)

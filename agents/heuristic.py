@@ -1,0 +1,105 @@
+"""A hand-written Spinner player built on what good players do (rules: S1-S8).
+
+Every legal placement gets a score, and the best is played:
+
+- dump weight: the tile's points (S counting 10), weighted more as the opponents run out
+  of tiles, so heavy tiles and spinners leave the hand before someone goes out (S7.1);
+- doubles early: a double can only go on an end of its own value, so it is a liability
+  to hold (S4.4); a bonus for playing it, and a larger one when the next player was shown
+  void in its value, because the next three placements must go on its arms (S5.1), so
+  the next player is forced to draw or pass; and a bonus if we hold more of that value to
+  fill the arms ourselves;
+- variety: count the different numbers left in hand, so that later ends stay playable;
+- ends: prefer opening a value we hold more of, or one the next player is void in
+  (``game.voids``: values a seat drew or passed on, S8); avoid opening a wild S end,
+  which everyone can play on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from agents.base import Agent, EngineView, legal_actions
+from spinner_env.spinner import DOUBLE_SPINNER, Place, S, SpinnerState, SpinnerTile, tile_points
+
+
+@dataclass(frozen=True)
+class HeuristicWeights:
+    """How much each consideration counts, in points-of-tile units."""
+
+    points: float = 1.0
+    late_points: float = 1.5
+    """Extra weight on points as the smallest opposing hand shrinks to one tile."""
+    late_hand_size: int = 5
+    """The smallest opposing hand size at which the extra weight starts."""
+    double: float = 6.0
+    trap_next: float = 14.0
+    """Playing a double whose value the next player was shown void in."""
+    fill_own_double: float = 2.0
+    """Per tile kept that can go on the arms of the double just played."""
+    variety: float = 2.0
+    follow_open: float = 1.5
+    """Per tile kept that can go on the end just opened (at most 3 counted)."""
+    open_void_next: float = 4.0
+    open_wild: float = 5.0
+
+
+class HeuristicAgent(Agent):
+    """The strongest hand-written Spinner player of the suite (see the module docstring)."""
+
+    name = "heuristic"
+    needs_view = True
+
+    def __init__(self, seed: int | None = None, weights: HeuristicWeights | None = None) -> None:
+        super().__init__(seed)
+        self.weights = weights or HeuristicWeights()
+
+    def act(
+        self, observation: np.ndarray, action_mask: np.ndarray, view: EngineView | None = None
+    ) -> int:
+        legal = legal_actions(action_mask)
+        if legal.size == 1:
+            return int(legal[0])
+        view = self._view(view)
+        game = view.game
+        if not isinstance(game, SpinnerState):
+            raise ValueError("the heuristic agent plays Spinner only")
+        move_of = view.encoding.move_of
+        scores = [self.score(game, move_of(int(a))) for a in legal]
+        return int(legal[int(np.argmax(scores))])
+
+    def score(self, game: SpinnerState, move: Place) -> float:
+        """How good placing ``move`` is for the seat to act (higher is better)."""
+        w = self.weights
+        me = game.current
+        n = game.num_players
+        tile = move.tile
+        kept = [t for t in game.hands[me] if t is not tile]
+        if not kept:
+            return float("inf")  # going out wins the hand (S6.4)
+        smallest_opposing = min(len(game.hands[s]) for s in range(n) if s != me)
+        lateness = max(0, w.late_hand_size + 1 - smallest_opposing) / w.late_hand_size
+        score = tile_points(tile) * (w.points + w.late_points * lateness)
+        score += w.variety * len({v for t in kept for v in (t.low, t.high) if v != S})
+        next_voids = game.voids[(me + 1) % n]
+        if tile.is_double:
+            score += w.double
+            if tile is not DOUBLE_SPINNER:
+                if move.opens in next_voids:
+                    score += w.trap_next
+                score += w.fill_own_double * _fitting(kept, move.opens)
+            return score
+        if move.opens == S:
+            score -= w.open_wild
+        else:
+            score += w.follow_open * min(3, _fitting(kept, move.opens))
+            if move.opens in next_voids:
+                score += w.open_void_next
+        return score
+
+
+def _fitting(tiles: list[SpinnerTile], value: int) -> int:
+    """How many of ``tiles`` can go on an end of ``value`` (S4.2)."""
+    return sum(1 for t in tiles if t.has(value) or t.has(S))

@@ -1,0 +1,141 @@
+"""Agents: legal actions only, at every player count (S2.1), and their documented strategies."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from gymnasium import spaces
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+from agents import GreedyAgent, HeuristicAgent, RandomAgent, make_agent
+from agents.base import GameView
+from agents.policy import PolicyAgent
+from spinner_env import spinner_v0
+from spinner_env.spinner import ALL_TILES, S, SpinnerRules, SpinnerState
+
+
+def untrained_policy_agent(seed: int = 0) -> PolicyAgent:
+    policy = MaskableActorCriticPolicy(
+        spaces.Box(-np.inf, np.inf, (spinner_v0.OBSERVATION_SIZE,), np.float32),
+        spaces.Discrete(spinner_v0.NUM_ACTIONS),
+        lr_schedule=lambda _: 3e-4,
+        net_arch=[16],
+    )
+    return PolicyAgent(policy, name="untrained", deterministic=False, seed=seed)
+
+
+@pytest.mark.parametrize("num_players", range(2, 9))
+def test_agents_choose_only_legal_actions_at_every_player_count(num_players):
+    """S2.1: every agent, any seat, any player count; the env raises on an illegal id."""
+    env = spinner_v0.raw_env(num_players=num_players, num_hands=2)
+    pool = [RandomAgent(seed=1), GreedyAgent(), HeuristicAgent(), untrained_policy_agent()]
+    for episode in range(2):
+        env.reset(seed=100 * num_players + episode)
+        seats = {agent: pool[(i + episode) % len(pool)] for i, agent in enumerate(env.agents)}
+        decisions = 0
+        for name in env.agent_iter():
+            obs, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            mask = obs["action_mask"]
+            action = seats[name].act(obs["observation"], mask, env)
+            assert mask[action] == 1
+            decisions += int(mask.sum() > 1)
+            env.step(action)
+        assert decisions > 0
+
+
+def test_agents_that_read_the_engine_say_so():
+    mask = np.zeros(spinner_v0.NUM_ACTIONS, np.int8)
+    mask[[0, 1]] = 1
+    obs = np.zeros(spinner_v0.OBSERVATION_SIZE, np.float32)
+    with pytest.raises(ValueError, match="view"):
+        GreedyAgent().act(obs, mask)
+    assert RandomAgent(seed=0).act(obs, mask) in (0, 1)
+
+
+def decide(agent, view: GameView) -> str:
+    game = view.game
+    enc = view.encoding
+    mask = np.zeros(enc.num_actions, np.int8)
+    mask[[enc.action_of(m) for m in game.legal_moves()]] = 1
+    return str(enc.move_of(agent.act(enc.observation(game, game.current), mask, view)))
+
+
+def deal(hand0: str, hand1: str) -> GameView:
+    """Seat 0 sets 9-9 (S3.1), seat 1 acts first (S3.5); the boneyard's top tiles hold no
+    3, 8, 9 or S, so seat 0 cannot follow those values by drawing."""
+    used = set((hand0 + " " + hand1).split())
+    rest = [t for t in ALL_TILES if str(t) not in used]
+    boneyard = sorted(rest, key=lambda t: any(t.has(v) for v in (3, 8, 9, S)))
+    game = SpinnerState.from_position(
+        [hand0.split(), hand1.split()], boneyard, SpinnerRules(num_players=2)
+    )
+    return GameView(game, spinner_v0.raw_env.encoding)
+
+
+SETTER = "9-9 0-0 0-1 0-2 0-4 0-5 0-6 0-7 1-1 1-2 1-4 1-5 1-6 1-7"
+
+
+def play(game: SpinnerState, tile: str | None = None) -> None:
+    """Seat to act places ``tile``, or plays its only legal moves until its turn ends."""
+    if tile is not None:
+        game.play_legal(next(m for m in game.legal_moves() if str(m.tile) == tile))
+        return
+    seat = game.current
+    while game.current == seat:
+        (move,) = game.legal_moves()
+        game.play_legal(move)
+
+
+def test_greedy_places_the_heaviest_tile_s_counting_ten():
+    """S1.4: 6-S (16 points) outweighs 5-9 (14) on the set's 9 arms."""
+    view = deal(SETTER, "5-9 6-S 2-2 4-4 5-5 6-6 7-7 2-4 2-5 2-6 4-5 4-6 4-7 5-6")
+    assert decide(GreedyAgent(), view).startswith("6-S")
+
+
+def test_heuristic_plays_a_double_the_next_player_cannot_follow():
+    """S5.1: after 3-3, the next three placements go on its arms; seat 0 was shown void in
+    3 (it drew on a 3 end, S8), so the heuristic lays that trap before heavier 7-8."""
+    view = deal(SETTER, "3-9 8-9 3-3 3-4 7-8 2-2 4-4 5-5 6-6 7-7 2-4 2-5 2-6 4-5")
+    game = view.game
+    play(game, "3-9")
+    play(game)  # seat 0: no 9 or S, draws and passes
+    play(game, "8-9")
+    play(game)  # seat 0: no 3, 8 or S, draws and passes
+    assert {3, 8} <= game.voids[0]
+    assert decide(GreedyAgent(), view).startswith("7-8")
+    assert decide(HeuristicAgent(), view).startswith("3-3")
+
+
+def test_seeded_agents_replay_exactly():
+    env = spinner_v0.raw_env(num_players=3, num_hands=1)
+
+    def run(seed):
+        env.reset(seed=5)
+        agents = [RandomAgent(seed=seed), untrained_policy_agent(seed=seed), RandomAgent(seed + 1)]
+        chosen = []
+        for name in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            action = (
+                None
+                if term or trunc
+                else agents[env.agents.index(name)].act(obs["observation"], obs["action_mask"], env)
+            )
+            chosen.append(action)
+            env.step(action)
+        return chosen
+
+    assert run(3) == run(3)
+    assert run(3) != run(4)
+
+
+def test_make_agent_names_baselines_and_rejects_unknown_specs(tmp_path):
+    assert make_agent("heuristic").name == "heuristic"
+    with pytest.raises(ValueError, match="unknown agent"):
+        make_agent("grandmaster")
+    path = tmp_path / "tiny.pt"
+    untrained_policy_agent().policy.save(str(path))
+    loaded = make_agent(str(path))
+    assert isinstance(loaded, PolicyAgent) and loaded.name == "tiny"

@@ -1,0 +1,108 @@
+"""The tournament evaluator: duplicate deals, statistics on cases with known answers."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from agents import GreedyAgent, HeuristicAgent, RandomAgent
+from train.evaluate import (
+    Estimate,
+    MatchRecord,
+    deal_pairwise,
+    deal_summary,
+    lineups_of,
+    main,
+    tournament,
+)
+
+
+def test_estimate_is_the_mean_with_a_normal_95_percent_interval():
+    e = Estimate.of([0.0, 1.0, 1.0, 0.0])
+    half = 1.96 * math.sqrt(1 / 3) / 2
+    assert (e.mean, e.low, e.high) == pytest.approx((0.5, 0.5 - half, 0.5 + half))
+    assert Estimate.of([0.25]) == Estimate(0.25, 0.25, 0.25)
+    assert Estimate.of([1.0, 1.0, 0.0], bounds=(0.0, 1.0)).high == 1.0
+
+
+def test_a_shared_match_win_counts_one_over_k_and_ties_count_half_pairwise():
+    """S7.2: equal lowest totals share the win."""
+    rec = MatchRecord(("a", "b", "c"), (10, 10, 30), (0, 1), ((4, 6, 10), (6, 4, 20)))
+    s = deal_summary([rec])
+    assert s["a"]["match_win"] == s["b"]["match_win"] == 0.5
+    assert s["c"]["match_win"] == 0.0
+    assert s["a"]["hand_win"] == 0.5 and s["c"]["hand_win"] == 0.0
+    assert s["c"]["points"] == 15.0
+    pw = deal_pairwise([rec])
+    assert pw[("a", "b")] == 0.5 and pw[("a", "c")] == 1.0 and pw[("c", "b")] == 0.0
+
+
+def test_duplicate_deals_cancel_luck_exactly_between_identical_players():
+    """Two copies of a deterministic agent hold each seat's cards once per deal: every
+    deal is a 1-1 split, so the win rate is exactly one half with an interval of width 0."""
+    twin = GreedyAgent()
+    twin.name = "greedy_twin"
+    report = tournament([GreedyAgent(), twin], 2, matches=8, seed=3, progress=False)
+    for name in ("greedy", "greedy_twin"):
+        win = report.agents[name]["match_win"]
+        assert (win.mean, win.low, win.high) == (0.5, 0.5, 0.5)
+    pts = report.agents["greedy"]["points"]
+    assert pts.mean == report.agents["greedy_twin"]["points"].mean
+    assert report.matches == 8 and report.deals == 4
+
+
+def test_pooled_seats_share_the_table_and_shares_sum_to_one():
+    """Four seats, one agent seated three times: its rate is per seat; all shares sum to 1."""
+    report = tournament(
+        [RandomAgent(), HeuristicAgent(), HeuristicAgent(), HeuristicAgent()],
+        4,
+        matches=4,
+        seed=1,
+        rules={"num_hands": 1},
+        progress=False,
+    )
+    r = report.agents["random"]["match_win"].mean
+    h = report.agents["heuristic"]["match_win"].mean
+    assert r + 3 * h == pytest.approx(1.0)
+    assert set(report.pairwise) == {("random", "heuristic"), ("heuristic", "random")}
+
+
+def test_seeds_reproduce_a_tournament():
+    def run(seed):
+        agents = [RandomAgent(), GreedyAgent()]
+        return tournament(agents, 2, 6, seed, rules={"num_hands": 2}, progress=False).as_dict()
+
+    assert run(1) == run(1)
+    assert run(1) != run(2)
+
+
+def test_lineups_round_robin_when_more_agents_than_seats():
+    assert lineups_of(2, 2) == [(0, 1)]
+    assert lineups_of(3, 2) == [(0, 1), (0, 2), (1, 2)]
+    with pytest.raises(ValueError, match="more than once"):
+        lineups_of(2, 3)
+
+
+def test_command_line_prints_a_table_and_writes_json_and_png(tmp_path, capsys):
+    out = tmp_path / "eval"
+    main(
+        [
+            "--agents",
+            "random",
+            "greedy",
+            "--matches",
+            "4",
+            "--num-hands",
+            "1",
+            "--out",
+            str(out),
+            "--no-progress",
+        ]
+    )
+    printed = capsys.readouterr().out
+    assert "match win rate" in printed and "pairwise" in printed
+    data = json.loads(out.with_suffix(".json").read_text())
+    assert data["matches"] == 4 and set(data["agents"]) == {"random", "greedy"}
+    assert out.with_suffix(".png").stat().st_size > 0

@@ -1,0 +1,1 @@
+"""Training (MaskablePPO self-play, ``train.ppo``) and evaluation (``train.evaluate``)."""
