@@ -27,12 +27,24 @@ EPISODES = ("match", "hand")
 RENDER_MODES = ("ansi", "human")
 
 
+def layout_slices(layout: Sequence[tuple[str, int, str]]) -> tuple[dict[str, slice], int]:
+    """The slice of each part of a vector laid out as (name, size, meaning) rows, and its size."""
+    slices: dict[str, slice] = {}
+    offset = 0
+    for name, size, _ in layout:
+        slices[name] = slice(offset, offset + size)
+        offset += size
+    return slices, offset
+
+
 class Encoding(ABC):
     """How a game's moves become action ids and its states become vectors."""
 
     num_actions: int
     obs_size: int
     state_size: int
+    """``obs_size + (MatchState.MAX_PLAYERS + 1) * num_tiles``: see :meth:`state`."""
+    num_tiles: int
 
     @abstractmethod
     def action_of(self, move: Any) -> int:
@@ -46,9 +58,17 @@ class Encoding(ABC):
     def observation(self, game: Any, seat: int) -> np.ndarray:
         """The public information plus seat's own hand, from seat's point of view."""
 
-    @abstractmethod
-    def state(self, game: Any) -> np.ndarray:
-        """Everything, hidden information included (for centralised critics)."""
+    def state(self, game: MatchState) -> np.ndarray:
+        """Everything, hidden information included (for centralised critics).
+
+        Seat 0's observation, then every seat's hand by absolute seat (padded to
+        ``MatchState.MAX_PLAYERS``), then the boneyard, each as one 0/1 entry per tile.
+        """
+        hidden = np.zeros((MatchState.MAX_PLAYERS + 1, self.num_tiles), np.float32)
+        for seat, hand in enumerate(game.hands):
+            hidden[seat, [t.index for t in hand]] = 1.0
+        hidden[-1, [t.index for t in game.boneyard]] = 1.0
+        return np.concatenate([self.observation(game, 0), hidden.ravel()])
 
 
 def zero_sum_outcome(totals: Sequence[int]) -> list[float]:

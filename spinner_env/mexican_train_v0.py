@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from spinner_env.aec import DominoAECEnv, Encoding, make_wrapped
+from spinner_env.aec import DominoAECEnv, Encoding, layout_slices, make_wrapped
 from spinner_env.match import DRAW, PASS
 from spinner_env.mexican_train import (
     ALL_TILES,
@@ -83,12 +83,7 @@ OBSERVATION_LAYOUT: tuple[tuple[str, int, str], ...] = (
     ("drew", 1, "1 if the player to act has drawn in this placement attempt"),
     ("round", NUM_ROUNDS, "one-hot round number r (engine double 12-r)"),
 )
-OBSERVATION_SLICES: dict[str, slice] = {}
-_offset = 0
-for _name, _size, _ in OBSERVATION_LAYOUT:
-    OBSERVATION_SLICES[_name] = slice(_offset, _offset + _size)
-    _offset += _size
-OBSERVATION_SIZE = _offset
+OBSERVATION_SLICES, OBSERVATION_SIZE = layout_slices(OBSERVATION_LAYOUT)
 STATE_SIZE = OBSERVATION_SIZE + MAX_PLAYERS * NUM_TILES + NUM_TILES
 """state(): seat 0's observation, then every seat's hand (absolute seats), then the boneyard."""
 
@@ -128,6 +123,7 @@ class MexicanTrainEncoding(Encoding):
     num_actions = NUM_ACTIONS
     obs_size = OBSERVATION_SIZE
     state_size = STATE_SIZE
+    num_tiles = NUM_TILES
 
     def action_of(self, move: Any) -> int:
         return _ACTION_OF[move]
@@ -168,14 +164,6 @@ class MexicanTrainEncoding(Encoding):
         obs[_BONEYARD] = len(game.boneyard)
         obs[_DREW] = game.drew_this_turn
         return obs
-
-    def state(self, game: MexicanTrainState) -> np.ndarray:
-        hands = np.zeros((MAX_PLAYERS, NUM_TILES), np.float32)
-        for seat, hand in enumerate(game.hands):
-            hands[seat, [t.index for t in hand]] = 1.0
-        boneyard = np.zeros(NUM_TILES, np.float32)
-        boneyard[[t.index for t in game.boneyard]] = 1.0
-        return np.concatenate([self.observation(game, 0), hands.ravel(), boneyard])
 
 
 class raw_env(DominoAECEnv):

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from spinner_env.aec import DominoAECEnv, Encoding, make_wrapped
+from spinner_env.aec import DominoAECEnv, Encoding, layout_slices, make_wrapped
 from spinner_env.match import DRAW, PASS
 from spinner_env.render import render_spinner
 from spinner_env.spinner import (
@@ -66,12 +66,7 @@ OBSERVATION_LAYOUT: tuple[tuple[str, int, str], ...] = (
     ("drew", 1, "1 if the player to act has drawn this turn"),
     ("hand_number", MAX_HANDS, "one-hot hand number (start double 9-h)"),
 )
-OBSERVATION_SLICES: dict[str, slice] = {}
-_offset = 0
-for _name, _size, _ in OBSERVATION_LAYOUT:
-    OBSERVATION_SLICES[_name] = slice(_offset, _offset + _size)
-    _offset += _size
-OBSERVATION_SIZE = _offset
+OBSERVATION_SLICES, OBSERVATION_SIZE = layout_slices(OBSERVATION_LAYOUT)
 STATE_SIZE = OBSERVATION_SIZE + MAX_PLAYERS * NUM_TILES + NUM_TILES
 """state(): seat 0's observation, then every seat's hand (absolute seats), then the boneyard."""
 
@@ -109,6 +104,7 @@ class SpinnerEncoding(Encoding):
     num_actions = NUM_ACTIONS
     obs_size = OBSERVATION_SIZE
     state_size = STATE_SIZE
+    num_tiles = NUM_TILES
 
     def action_of(self, move: Any) -> int:
         return _ACTION_OF[move]
@@ -141,14 +137,6 @@ class SpinnerEncoding(Encoding):
         obs[_BONEYARD] = len(game.boneyard)
         obs[_DREW] = game.drew_this_turn
         return obs
-
-    def state(self, game: SpinnerState) -> np.ndarray:
-        hands = np.zeros((MAX_PLAYERS, NUM_TILES), np.float32)
-        for seat, hand in enumerate(game.hands):
-            hands[seat, [t.index for t in hand]] = 1.0
-        boneyard = np.zeros(NUM_TILES, np.float32)
-        boneyard[[t.index for t in game.boneyard]] = 1.0
-        return np.concatenate([self.observation(game, 0), hands.ravel(), boneyard])
 
 
 class raw_env(DominoAECEnv):
