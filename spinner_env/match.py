@@ -82,8 +82,8 @@ class MatchState(ABC):
     """The state of a whole match: the current hand in play plus the match so far.
 
     ``boneyard[0]`` is the top: draws take from the front. ``voids[p]`` holds the end
-    values seat p was shown not to hold this hand, because it drew or passed while
-    an end of that value was open to it.
+    values seat p is known, from public play, to hold none of: it drew or passed while
+    ends of those values were open to it, and has kept no tile drawn since.
     """
 
     num_players: int
@@ -196,12 +196,12 @@ class MatchState(ABC):
         """Play a move already known to be legal (the environments check it themselves)."""
         seat = self.current
         if move is DRAW or isinstance(move, Draw):
-            self.voids[seat] |= self._open_values()
+            self._show_void(seat)
             self.hands[seat].append(self.boneyard.pop(0))
             self.drew_this_turn = True
             return
         if move is PASS or isinstance(move, Pass):
-            self.voids[seat] |= self._open_values()
+            self._show_void(seat)
             self.passes_in_row += 1
             self._after_no_placement()
             if not self.boneyard and self.passes_in_row >= self.num_players:
@@ -217,6 +217,17 @@ class MatchState(ABC):
             self._end_hand(went_out=seat)
         elif not again:
             self._next_turn()
+
+    def _show_void(self, seat: int) -> None:
+        """Record what a draw or pass shows: the seat holds none of the open values.
+
+        A tile drawn earlier this turn and kept (it could not be placed) is known only to
+        lack the values open now, so it voids what older draws and passes showed.
+        """
+        if self.drew_this_turn:
+            self.voids[seat] = self._open_values()
+        else:
+            self.voids[seat] |= self._open_values()
 
     def _next_turn(self) -> None:
         self.current = (self.current + 1) % self.num_players
@@ -259,8 +270,10 @@ class MatchState(ABC):
     # ---------------------------------------------------------------- validation
     @classmethod
     def check_num_players(cls, num_players: int) -> None:
-        if not isinstance(num_players, int) or not (
-            cls.MIN_PLAYERS <= num_players <= cls.MAX_PLAYERS
+        if (
+            isinstance(num_players, bool)
+            or not isinstance(num_players, int)
+            or not (cls.MIN_PLAYERS <= num_players <= cls.MAX_PLAYERS)
         ):
             raise ValueError(
                 f"num_players must be an integer from {cls.MIN_PLAYERS} to "

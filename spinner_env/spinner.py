@@ -71,11 +71,12 @@ def _placements_of(tile: SpinnerTile, end: int) -> tuple[Place, ...]:
     if tile.is_double:
         # S4.4: a double opens arms of its own value whichever way it is attached.
         return (Place(tile, end, tile.low),) if matches(tile.low, end) else ()
-    options: list[Place] = []
-    for attached, opens in ((tile.low, tile.high), (tile.high, tile.low)):
-        if matches(attached, end) and all(p.opens != opens for p in options):
-            options.append(Place(tile, end, opens))
-    return tuple(options)
+    # The two ends differ, so the two ways of attaching always leave different values open.
+    return tuple(
+        Place(tile, end, opens)
+        for attached, opens in ((tile.low, tile.high), (tile.high, tile.low))
+        if matches(attached, end)
+    )
 
 
 PLACEMENTS_ON: tuple[tuple[tuple[Place, ...], ...], ...] = tuple(
@@ -105,7 +106,7 @@ class SpinnerRules:
 
     def __post_init__(self) -> None:
         SpinnerState.check_num_players(self.num_players)
-        if not isinstance(self.num_hands, int) or not 1 <= self.num_hands <= MAX_HANDS:
+        if not _is_int(self.num_hands) or not 1 <= self.num_hands <= MAX_HANDS:
             raise ValueError(f"num_hands must be an integer from 1 to 10, got {self.num_hands!r}")
         for flag in ("draw_until_playable", "shortened", "seeded_first_dealer"):
             if not isinstance(getattr(self, flag), bool):
@@ -160,7 +161,7 @@ class SpinnerState(MatchState):
     ) -> SpinnerState:
         """A match whose every hand is dealt from ``seed`` (S2.4), starting at ``hand_number``."""
         rules = rules or SpinnerRules()
-        if not isinstance(seed, int) or seed < 0:
+        if not _is_int(seed) or seed < 0:
             raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
         _check_hand_number(rules, hand_number)
         n = rules.num_players
@@ -390,8 +391,12 @@ class SpinnerState(MatchState):
         return state
 
 
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _check_hand_number(rules: SpinnerRules, hand_number: int) -> None:
-    if not isinstance(hand_number, int) or not 0 <= hand_number < rules.num_hands:
+    if not _is_int(hand_number) or not 0 <= hand_number < rules.num_hands:
         raise ValueError(
             f"hand_number must be from 0 to {rules.num_hands - 1}, got {hand_number!r}"
         )

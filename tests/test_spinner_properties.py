@@ -220,6 +220,36 @@ def test_legal_moves_are_the_rules_reading(game: Game) -> None:
 
 @FAST
 @given(games())
+def test_shown_voids_are_true(game: Game) -> None:
+    """S8: a value a seat was shown not to hold is really absent from its hand.
+
+    A seat that has just drawn is judged on its hand before that draw (the drawn tile is
+    still unseen). Also checks that voids are kept: every seat that passed with a value
+    open to it and has drawn nothing since holds that value in its voids.
+    """
+    state, rng = game.start()
+    passed_on: dict[int, set[int]] = {}
+
+    def check(state: SpinnerState, drew: bool) -> None:
+        for seat, void in enumerate(state.voids):
+            if drew and seat == state.current:
+                continue
+            halves = {h for tile in state.hands[seat] for h in (tile.low, tile.high)}
+            assert not void & halves, f"seat {seat} shown void in {void} holds {halves}"
+            assert passed_on.get(seat, set()) <= void
+
+    def play(state: SpinnerState, drew: bool) -> None:
+        check(state, drew)
+        if state.legal_moves() == [PASS] and not drew:
+            passed_on[state.current] = passed_on.get(state.current, set()) | open_ends(state) | {S}
+        elif state.legal_moves() == [DRAW] or drew:
+            passed_on.pop(state.current, None)
+
+    play_match(state, rng, play, hand_end=lambda _: passed_on.clear())
+
+
+@FAST
+@given(games())
 def test_every_game_ends(game: Game) -> None:
     """S6.4, S2.2: every hand ends, and the match ends after its last hand."""
     state, rng = game.start()
