@@ -22,9 +22,10 @@ environment's action ids and observations do. The readings this module settles:
 - The extra placement is a fresh attempt: the player draws one tile if nothing can be
   placed (the core resets ``drew_this_turn`` after every placement), and a turn that ends
   with a pass puts the marker out (M4.3), even when the turn placed a double first.
-- ``voids[p]`` (M7, "who drew or passed on which open ends") records the open-end values
-  seat p drew or passed on this round: a public record of events, which a later draw
-  may make stale as a statement of what p holds.
+- M7's "who drew or passed on which open ends" is kept as the core's ``voids[p]``: the
+  values seat p is known from public play to hold no tile of. A draw or pass shows p
+  void in the open ends of every train p could place on at that moment (only the oldest
+  unsatisfied double's under M5.3), as :meth:`MexicanTrainState.playable_trains` gives.
 """
 
 from __future__ import annotations

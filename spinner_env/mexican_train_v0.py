@@ -63,7 +63,7 @@ OBSERVATION_LAYOUT: tuple[tuple[str, int, str], ...] = (
     ),
     ("open_ends", NUM_SLOTS * NUM_VALUES, "per train slot, one-hot open end value 0-12"),
     ("markers", MAX_PLAYERS, "1 for each relative seat whose train carries a marker"),
-    ("playable", NUM_SLOTS, "1 for each train slot the player to act may place on now"),
+    ("playable", NUM_SLOTS, "1 for each train slot the player to act may place on now (M5)"),
     (
         "unsatisfied",
         NUM_SLOTS * NUM_SLOTS,
@@ -74,13 +74,13 @@ OBSERVATION_LAYOUT: tuple[tuple[str, int, str], ...] = (
     (
         "voids",
         MAX_PLAYERS * NUM_VALUES,
-        "per relative seat, 1 for each open-end value it drew or passed on this round",
+        "per relative seat, 1 for each value 0-12 it is known to hold no tile of (M7)",
     ),
     ("totals", MAX_PLAYERS, "match totals / 100, by relative seat"),
     ("seats", MAX_PLAYERS, "1 for each relative seat that has a player"),
     ("to_act", MAX_PLAYERS, "one-hot relative seat of the player to act"),
     ("boneyard", 1, "tiles in the boneyard"),
-    ("drew", 1, "1 if the player to act has drawn in this placement attempt"),
+    ("drew", 1, "1 if the player to act has drawn since its last placement (M4.2, M5.2)"),
     ("round", NUM_ROUNDS, "one-hot round number r (engine double 12-r)"),
 )
 OBSERVATION_SLICES, OBSERVATION_SIZE = layout_slices(OBSERVATION_LAYOUT)
