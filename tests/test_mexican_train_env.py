@@ -329,3 +329,15 @@ def test_ansi_render_shows_trains_sizes_and_the_acting_hand():
     assert "player_2's hand: 1-8 5-6 0-0 9-9" in text
     for seat, size in enumerate((3, 2, 4)):
         assert f"player_{seat}: {size} tiles" in text
+
+
+def test_m6_4_every_hand_size_is_public_to_every_agent():
+    env = mexican_train_v0.raw_env(num_players=4, num_rounds=1)
+    env.reset(seed=6)
+    rng = np.random.default_rng(2)
+    sizes = OBSERVATION_SLICES["hand_sizes"]
+    while not all(env.terminations.values()):
+        for seat, agent in enumerate(env.possible_agents):
+            relative = [len(env.game.hands[(seat + k) % 4]) for k in range(4)]
+            assert env.observe(agent)["observation"][sizes].tolist() == relative + [0] * 4
+        random_steps(env, rng, steps=1)
