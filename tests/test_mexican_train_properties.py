@@ -96,6 +96,14 @@ def assert_tiles_conserved(state: MexicanTrainState) -> None:
     assert places == Counter(ALL_TILES)
 
 
+def assert_voids_true(state: MexicanTrainState) -> None:
+    """M7: no seat holds a tile of a value it is shown void in, except the tile a seat
+    has just drawn and not yet placed or kept (the voids describe the hand before it)."""
+    for seat, hand in enumerate(state.hands):
+        held = hand[:-1] if seat == state.current and state.drew_this_turn else hand
+        assert not {v for t in held for v in (t.low, t.high)} & state.voids[seat]
+
+
 @settings(max_examples=40, deadline=None)
 @given(seed=seeds, n=player_counts)
 def test_mask_is_the_legal_set_of_the_rules_page_and_tiles_are_conserved(seed, n):
@@ -108,6 +116,7 @@ def test_mask_is_the_legal_set_of_the_rules_page_and_tiles_are_conserved(seed, n
         assert_tiles_conserved(state)
         assert shadow.markers == [state.trains[s].marker for s in range(n)]
         assert shadow.waiting == state.unsatisfied
+        assert_voids_true(state)
         mask = env.observe(env.agent_selection)["action_mask"]
         legal = shadow.legal(state)
         assert set(np.flatnonzero(mask).tolist()) == {move_to_action(m) for m in legal}
