@@ -58,11 +58,18 @@ class Agent(ABC):
         """Restart the agent's randomness from ``seed``."""
         self.rng = np.random.default_rng(seed)
 
-    @abstractmethod
     def act(
         self, observation: np.ndarray, action_mask: np.ndarray, view: EngineView | None = None
     ) -> int:
         """A legal action id (``action_mask[id] == 1``) for the seat to act."""
+        legal = legal_actions(action_mask)
+        if legal.size == 1:
+            return int(legal[0])
+        return self.choose(observation, legal, view)
+
+    @abstractmethod
+    def choose(self, observation: np.ndarray, legal: np.ndarray, view: EngineView | None) -> int:
+        """One of ``legal`` (two or more action ids, ascending): the agent's decision."""
 
     def _view(self, view: EngineView | None) -> EngineView:
         if view is None:

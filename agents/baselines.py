@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent, EngineView, legal_actions
+from agents.base import Agent, EngineView
 
 
 class RandomAgent(Agent):
@@ -14,10 +14,8 @@ class RandomAgent(Agent):
 
     name = "random"
 
-    def act(
-        self, observation: np.ndarray, action_mask: np.ndarray, view: EngineView | None = None
-    ) -> int:
-        return int(self.rng.choice(legal_actions(action_mask)))
+    def choose(self, observation: np.ndarray, legal: np.ndarray, view: EngineView | None) -> int:
+        return int(self.rng.choice(legal))
 
 
 class GreedyAgent(Agent):
@@ -27,12 +25,7 @@ class GreedyAgent(Agent):
     name = "greedy"
     needs_view = True
 
-    def act(
-        self, observation: np.ndarray, action_mask: np.ndarray, view: EngineView | None = None
-    ) -> int:
-        legal = legal_actions(action_mask)
-        if legal.size == 1:
-            return int(legal[0])
+    def choose(self, observation: np.ndarray, legal: np.ndarray, view: EngineView | None) -> int:
         view = self._view(view)
         game, move_of = view.game, view.encoding.move_of
         weights = [_points(game, move_of(int(a))) for a in legal]

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.base import Agent, EngineView, legal_actions
+from agents.base import Agent, EngineView
 from spinner_env.spinner import DOUBLE_SPINNER, Place, S, SpinnerState, SpinnerTile, tile_points
 
 
@@ -56,12 +56,7 @@ class HeuristicAgent(Agent):
         super().__init__(seed)
         self.weights = weights or HeuristicWeights()
 
-    def act(
-        self, observation: np.ndarray, action_mask: np.ndarray, view: EngineView | None = None
-    ) -> int:
-        legal = legal_actions(action_mask)
-        if legal.size == 1:
-            return int(legal[0])
+    def choose(self, observation: np.ndarray, legal: np.ndarray, view: EngineView | None) -> int:
         view = self._view(view)
         game = view.game
         if not isinstance(game, SpinnerState):

@@ -9,7 +9,7 @@ import torch
 from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-from agents.base import Agent, EngineView, legal_actions
+from agents.base import Agent, EngineView
 
 
 class PolicyAgent(Agent):
@@ -58,12 +58,7 @@ class PolicyAgent(Agent):
             latent = policy.mlp_extractor.forward_actor(features)
             return policy.action_net(latent)[0].cpu().numpy()
 
-    def act(
-        self, observation: np.ndarray, action_mask: np.ndarray, view: EngineView | None = None
-    ) -> int:
-        legal = legal_actions(action_mask)
-        if legal.size == 1:
-            return int(legal[0])
+    def choose(self, observation: np.ndarray, legal: np.ndarray, view: EngineView | None) -> int:
         logits = self.logits(observation)[legal]
         if self.deterministic:
             return int(legal[int(np.argmax(logits))])
