@@ -77,6 +77,11 @@ for _tile in ALL_TILES:
             ACTION_END[_id] = _end
             ACTION_OPENS[_id] = _place.opens
 
+TILE_FITS = (ACTION_COUNT > 0) @ (1 << np.arange(NUM_VALUES))
+"""``TILE_FITS[tile]``: the end values the tile can go on, as bits."""
+LOWEST_BIT = np.array([(x & -x).bit_length() - 1 for x in range(1 << NUM_VALUES)], np.int64)
+"""``LOWEST_BIT[bits]``: the lowest value in a set of end values (-1 for none)."""
+
 _HAND = OBSERVATION_SLICES["hand"].start
 _PLACED = OBSERVATION_SLICES["placed"].start
 _FREE = OBSERVATION_SLICES["free_ends"].start
@@ -106,58 +111,36 @@ LEARNER_DRAW = -3
 """The hand number ``shuffled`` is given to draw the learner's seat from the seed."""
 
 
-class BatchState(NamedTuple):
-    """Every game's state, one row per game (``hands[b, seat, tile]`` and so on).
+GAME = np.dtype(
+    [
+        ("hands", np.uint8, (MAX_PLAYERS, NUM_TILES)),  # hands[seat, tile]: 1 if held
+        ("hand_sizes", np.int8, (MAX_PLAYERS,)),
+        ("deck", np.int8, (NUM_TILES,)),  # the hand's shuffled order (S2.4) ...
+        ("top", np.int8),  # ... the boneyard is deck[top:], top first
+        ("placed", np.uint8, (NUM_TILES,)),  # 1 for each tile on the layout
+        ("free_ends", np.int8, (NUM_VALUES,)),  # open ends by value, outside unfilled doubles
+        ("unfilled_value", np.int8, (MAX_UNFILLED,)),  # unfilled doubles, oldest first (S5.2)
+        ("unfilled_arms", np.int8, (MAX_UNFILLED,)),
+        ("num_unfilled", np.int8),
+        ("voids", np.uint8, (MAX_PLAYERS, NUM_VALUES)),  # values each seat was shown not to hold
+        ("totals", np.int32, (MAX_PLAYERS,)),
+        ("seed", np.uint64),
+        ("hand_number", np.int8),
+        ("dealer", np.int8),
+        ("current", np.int8),
+        ("passes_in_row", np.int8),
+        ("drew", np.uint8),
+        ("learner", np.int8),  # whose view final_obs shows
+    ],
+    align=True,
+)
+"""One game's state: a record of small arrays, about 800 bytes.
 
-    The layout is kept as the reference engine keeps it (S4.5): free open ends counted
-    by value, unfilled doubles oldest first with their arms left. ``deck`` is the hand's
-    shuffled order; the boneyard is ``deck[b, top[b]:]``, top first.
-    """
-
-    hands: np.ndarray  # (B, 8, 66) bool
-    hand_sizes: np.ndarray  # (B, 8) int8
-    deck: np.ndarray  # (B, 66) int8
-    top: np.ndarray  # (B,) int8
-    placed: np.ndarray  # (B, 66) bool
-    free_ends: np.ndarray  # (B, 11) int8
-    unfilled_value: np.ndarray  # (B, 4) int8
-    unfilled_arms: np.ndarray  # (B, 4) int8
-    num_unfilled: np.ndarray  # (B,) int8
-    voids: np.ndarray  # (B, 8, 11) bool
-    totals: np.ndarray  # (B, 8) int32
-    seed: np.ndarray  # (B,) uint64
-    hand_number: np.ndarray  # (B,) int8
-    dealer: np.ndarray  # (B,) int8
-    current: np.ndarray  # (B,) int8
-    passes_in_row: np.ndarray  # (B,) int8
-    drew: np.ndarray  # (B,) bool
-    learner: np.ndarray  # (B,) int8: whose view final_obs shows
-    next_seed: np.ndarray  # (1,) uint64: the seed of the next episode to start
-
-    @classmethod
-    def zeros(cls, num_games: int) -> BatchState:
-        b = num_games
-        return cls(
-            hands=np.zeros((b, MAX_PLAYERS, NUM_TILES), np.bool_),
-            hand_sizes=np.zeros((b, MAX_PLAYERS), np.int8),
-            deck=np.zeros((b, NUM_TILES), np.int8),
-            top=np.zeros(b, np.int8),
-            placed=np.zeros((b, NUM_TILES), np.bool_),
-            free_ends=np.zeros((b, NUM_VALUES), np.int8),
-            unfilled_value=np.zeros((b, MAX_UNFILLED), np.int8),
-            unfilled_arms=np.zeros((b, MAX_UNFILLED), np.int8),
-            num_unfilled=np.zeros(b, np.int8),
-            voids=np.zeros((b, MAX_PLAYERS, NUM_VALUES), np.bool_),
-            totals=np.zeros((b, MAX_PLAYERS), np.int32),
-            seed=np.zeros(b, np.uint64),
-            hand_number=np.zeros(b, np.int8),
-            dealer=np.zeros(b, np.int8),
-            current=np.zeros(b, np.int8),
-            passes_in_row=np.zeros(b, np.int8),
-            drew=np.zeros(b, np.bool_),
-            learner=np.zeros(b, np.int8),
-            next_seed=np.zeros(1, np.uint64),
-        )
+The layout is kept as the reference engine keeps it (S4.5): free open ends counted by
+value, unfilled doubles oldest first with their arms left. A batch is ``np.zeros(B,
+GAME)``; the compiled code takes one record per game, which costs nothing to pass (a
+tuple of arrays would have every array's reference count touched at every call).
+"""
 
 
 class BatchStep(NamedTuple):
@@ -229,242 +212,246 @@ def _drawn_from_seed(m: int, seed: np.uint64, hand_number: int) -> int:
 
 
 @njit(cache=True)
-def _start_episode(g: BatchState, b: int, p: Params) -> None:
-    seed = g.next_seed[0]
-    g.next_seed[0] = seed + np.uint64(1)
-    g.seed[b] = seed
-    g.totals[b, :] = 0
-    g.dealer[b] = 0  # S2.3
+def _start_episode(game: np.record, p: Params, next_seed: np.ndarray) -> None:
+    seed = next_seed[0]
+    next_seed[0] = seed + np.uint64(1)
+    game.seed = seed
+    game.totals[:] = 0
+    game.dealer = 0  # S2.3
     if p.seeded_first_dealer:
-        g.dealer[b] = _drawn_from_seed(p.num_players, seed, FIRST_DEALER_DRAW)
-    g.hand_number[b] = 0
+        game.dealer = _drawn_from_seed(p.num_players, seed, FIRST_DEALER_DRAW)
+    game.hand_number = 0
     if p.hand_episode:
-        g.hand_number[b] = _drawn_from_seed(p.num_hands, seed, FIRST_HAND_DRAW)
-    g.learner[b] = p.learner_seat
+        game.hand_number = _drawn_from_seed(p.num_hands, seed, FIRST_HAND_DRAW)
+    game.learner = p.learner_seat
     if p.random_learner:
-        g.learner[b] = _drawn_from_seed(p.num_players, seed, LEARNER_DRAW)
-    _open_hand(g, b, p)
+        game.learner = _drawn_from_seed(p.num_players, seed, LEARNER_DRAW)
+    _open_hand(game, p)
 
 
 @njit(cache=True)
-def _open_hand(g: BatchState, b: int, p: Params) -> None:
+def _open_hand(game: np.record, p: Params) -> None:
     """S2.4 deal, then S3 set: who sets, the set double's two arms, who acts first."""
     n = p.num_players
     k = p.hand_size
-    _shuffle_range(g.deck[b], NUM_TILES, g.seed[b], g.hand_number[b])
-    g.hands[b, :, :] = False
-    g.hand_sizes[b, :] = 0
+    _shuffle_range(game.deck, NUM_TILES, game.seed, game.hand_number)
+    game.hands[:, :] = 0
+    game.hand_sizes[:] = 0
     for seat in range(n):
         for i in range(seat * k, (seat + 1) * k):
-            g.hands[b, seat, g.deck[b, i]] = True
-        g.hand_sizes[b, seat] = k
-    g.top[b] = n * k
-    g.placed[b, :] = False
-    g.free_ends[b, :] = 0
-    g.voids[b, :, :] = False
-    g.passes_in_row[b] = 0
-    g.drew[b] = False
-    d = 9 - g.hand_number[b]
+            game.hands[seat, game.deck[i]] = 1
+        game.hand_sizes[seat] = k
+    game.top = n * k
+    game.placed[:] = 0
+    game.free_ends[:] = 0
+    game.voids[:, :] = 0
+    game.passes_in_row = 0
+    game.drew = 0
+    d = 9 - game.hand_number
     set_tile = DOUBLE_OF[d]
-    setter = _holder(g, b, n, set_tile)  # S3.1
+    setter = _holder(game, n, set_tile)  # S3.1
     if setter < 0:
         set_tile = _SPINNER_DOUBLE
-        setter = _holder(g, b, n, set_tile)
+        setter = _holder(game, n, set_tile)
     if setter < 0 and p.shortened:  # S7.3: the highest lower double held sets
         for lower in range(d - 1, -1, -1):
             set_tile = DOUBLE_OF[lower]
-            setter = _holder(g, b, n, set_tile)
+            setter = _holder(game, n, set_tile)
             if setter >= 0:
                 break
     if setter < 0:  # S3.2: draw from the dealer clockwise until d-d or S-S comes up
-        seat = g.dealer[b]
+        seat = game.dealer
         while True:
-            tile = g.deck[b, g.top[b]]
-            g.top[b] += 1
-            g.hands[b, seat, tile] = True
-            g.hand_sizes[b, seat] += 1
+            tile = game.deck[game.top]
+            game.top += 1
+            game.hands[seat, tile] = 1
+            game.hand_sizes[seat] += 1
             if tile == DOUBLE_OF[d] or tile == _SPINNER_DOUBLE:
                 set_tile = tile
                 setter = seat
                 break
             seat = (seat + 1) % n
-    g.hands[b, setter, set_tile] = False
-    g.hand_sizes[b, setter] -= 1
-    g.placed[b, set_tile] = True
-    g.unfilled_value[b, 0] = d if set_tile == _SPINNER_DOUBLE else TILE_LOW[set_tile]  # S3.4
-    g.unfilled_arms[b, 0] = 2
-    g.num_unfilled[b] = 1
-    g.current[b] = (setter + 1) % n  # S3.5
+    game.hands[setter, set_tile] = 0
+    game.hand_sizes[setter] -= 1
+    game.placed[set_tile] = 1
+    game.unfilled_value[0] = d if set_tile == _SPINNER_DOUBLE else TILE_LOW[set_tile]  # S3.4
+    game.unfilled_arms[0] = 2
+    game.num_unfilled = 1
+    game.current = (setter + 1) % n  # S3.5
 
 
 @njit(cache=True)
-def _holder(g: BatchState, b: int, n: int, tile: int) -> int:
+def _holder(game: np.record, n: int, tile: int) -> int:
     for seat in range(n):
-        if g.hands[b, seat, tile]:
+        if game.hands[seat, tile]:
             return seat
     return -1
 
 
 # ------------------------------------------------------------------ the turn (S4-S6)
 @njit(cache=True)
-def _playable(g: BatchState, b: int, value: int) -> bool:
-    """S5.1, S5.2: only the oldest unfilled double's arms, else every free end."""
-    if g.num_unfilled[b] > 0:
-        return value == g.unfilled_value[b, 0]
-    return g.free_ends[b, value] > 0
+def _playable_ends(game: np.record) -> int:
+    """The end values a placement may go on now, as bits (S5.1, S5.2: only the oldest
+    unfilled double's arms, else every free end)."""
+    if game.num_unfilled > 0:
+        return 1 << game.unfilled_value[0]
+    ends = 0
+    for v in range(NUM_VALUES):
+        if game.free_ends[v] > 0:
+            ends |= 1 << v
+    return ends
 
 
 @njit(cache=True)
-def _legal_mask(g: BatchState, b: int, p: Params, mask: np.ndarray) -> None:
+def _legal_mask(game: np.record, p: Params, mask: np.ndarray) -> None:
     """S6.1-S6.3: the placements if any, else draw, else pass."""
     mask[:] = 0
-    seat = g.current[b]
-    ends = np.empty(NUM_VALUES, np.int64)
-    num_ends = 0
-    for v in range(NUM_VALUES):
-        if _playable(g, b, v):
-            ends[num_ends] = v
-            num_ends += 1
+    hand = game.hands[game.current]
+    ends = _playable_ends(game)
     can_place = False
     for t in range(NUM_TILES):
-        if g.hands[b, seat, t]:
-            for i in range(num_ends):
-                first = FIRST_ACTION[t, ends[i]]
-                for a in range(first, first + ACTION_COUNT[t, ends[i]]):
+        fits = ends & TILE_FITS[t]
+        if fits and hand[t]:
+            can_place = True
+            while fits:
+                end = LOWEST_BIT[fits]
+                fits &= fits - 1
+                first = FIRST_ACTION[t, end]
+                for a in range(first, first + ACTION_COUNT[t, end]):
                     mask[a] = 1
-                    can_place = True
     if not can_place:
-        if g.top[b] < NUM_TILES and (not g.drew[b] or p.draw_until_playable):
+        if game.top < NUM_TILES and (not game.drew or p.draw_until_playable):
             mask[DRAW_ACTION] = 1
         else:
             mask[PASS_ACTION] = 1
 
 
 @njit(cache=True)
-def _observe(g: BatchState, b: int, p: Params, seat: int, in_play: bool, obs: np.ndarray) -> None:
+def _observe(game: np.record, p: Params, seat: int, in_play: bool, obs: np.ndarray) -> None:
     """``SpinnerEncoding.observation`` of seat (seats relative to it, padded to 8)."""
     n = p.num_players
     obs[:] = 0.0
     for t in range(NUM_TILES):
-        if g.hands[b, seat, t]:
-            obs[_HAND + t] = 1.0
-        if g.placed[b, t]:
-            obs[_PLACED + t] = 1.0
+        obs[_HAND + t] = game.hands[seat, t]
+        obs[_PLACED + t] = game.placed[t]
+    ends = _playable_ends(game)
     for v in range(NUM_VALUES):
-        obs[_FREE + v] = g.free_ends[b, v]
-        if _playable(g, b, v):
-            obs[_PLAYABLE + v] = 1.0
-    for i in range(g.num_unfilled[b]):
+        obs[_FREE + v] = game.free_ends[v]
+        obs[_PLAYABLE + v] = ends >> v & 1
+    for i in range(game.num_unfilled):
         base = _UNFILLED + i * (NUM_VALUES + 1)
-        obs[base + g.unfilled_value[b, i]] = 1.0
-        obs[base + NUM_VALUES] = g.unfilled_arms[b, i]
+        obs[base + game.unfilled_value[i]] = 1.0
+        obs[base + NUM_VALUES] = game.unfilled_arms[i]
     for rel in range(n):
         other = (seat + rel) % n
-        obs[_SIZES + rel] = g.hand_sizes[b, other]
+        obs[_SIZES + rel] = game.hand_sizes[other]
         for v in range(NUM_VALUES):
-            if g.voids[b, other, v]:
-                obs[_VOIDS + rel * NUM_VALUES + v] = 1.0
-        obs[_TOTALS + rel] = g.totals[b, other] / 100.0
+            obs[_VOIDS + rel * NUM_VALUES + v] = game.voids[other, v]
+        obs[_TOTALS + rel] = game.totals[other] / 100.0
         obs[_SEATS + rel] = 1.0
     if in_play:
-        obs[_TO_ACT + (g.current[b] - seat) % n] = 1.0
-    obs[_BONEYARD] = NUM_TILES - g.top[b]
-    obs[_DREW] = 1.0 if g.drew[b] else 0.0
-    obs[_HAND_NUMBER + g.hand_number[b]] = 1.0
+        obs[_TO_ACT + (game.current - seat) % n] = 1.0
+    obs[_BONEYARD] = NUM_TILES - game.top
+    obs[_DREW] = game.drew
+    obs[_HAND_NUMBER + game.hand_number] = 1.0
 
 
 @njit(cache=True)
-def _mark_voids(g: BatchState, b: int, seat: int) -> None:
-    """S8: a player who draws or passes holds none of the playable values, nor S."""
+def _mark_voids(game: np.record, seat: int) -> None:
+    """S8 (``MatchState._show_void``): a seat that draws or passes holds none of the
+    playable values, nor S; a tile it drew and kept this turn voids what it showed before."""
+    ends = _playable_ends(game) | 1 << S
     for v in range(NUM_VALUES):
-        if _playable(g, b, v):
-            g.voids[b, seat, v] = True
-    g.voids[b, seat, S] = True
+        if ends >> v & 1:
+            game.voids[seat, v] = 1
+        elif game.drew:
+            game.voids[seat, v] = 0
 
 
 @njit(cache=True)
-def _play(g: BatchState, b: int, p: Params, action: int) -> bool:
+def _play(game: np.record, p: Params, action: int) -> bool:
     """Play a legal action for the player to act; return whether the hand ended (S6.4)."""
     n = p.num_players
-    seat = g.current[b]
+    seat = game.current
     if action == DRAW_ACTION:  # S6.2
-        _mark_voids(g, b, seat)
-        g.hands[b, seat, g.deck[b, g.top[b]]] = True
-        g.hand_sizes[b, seat] += 1
-        g.top[b] += 1
-        g.drew[b] = True
+        _mark_voids(game, seat)
+        game.hands[seat, game.deck[game.top]] = 1
+        game.hand_sizes[seat] += 1
+        game.top += 1
+        game.drew = 1
         return False
     if action == PASS_ACTION:  # S6.2, S6.3
-        _mark_voids(g, b, seat)
-        g.passes_in_row[b] += 1
-        if g.top[b] == NUM_TILES and g.passes_in_row[b] >= n:
+        _mark_voids(game, seat)
+        game.passes_in_row += 1
+        if game.top == NUM_TILES and game.passes_in_row >= n:
             return True
-        g.current[b] = (seat + 1) % n
-        g.drew[b] = False
+        game.current = (seat + 1) % n
+        game.drew = 0
         return False
     tile = ACTION_TILE[action]
-    g.hands[b, seat, tile] = False
-    g.hand_sizes[b, seat] -= 1
-    g.placed[b, tile] = True
-    count = g.num_unfilled[b]
+    game.hands[seat, tile] = 0
+    game.hand_sizes[seat] -= 1
+    game.placed[tile] = 1
+    count = game.num_unfilled
     if count > 0:  # S5.1, S5.3: the oldest unfilled double takes the placement
-        g.unfilled_arms[b, 0] -= 1
-        if g.unfilled_arms[b, 0] == 0:  # S5.4
+        game.unfilled_arms[0] -= 1
+        if game.unfilled_arms[0] == 0:  # S5.4
             for i in range(count - 1):
-                g.unfilled_value[b, i] = g.unfilled_value[b, i + 1]
-                g.unfilled_arms[b, i] = g.unfilled_arms[b, i + 1]
+                game.unfilled_value[i] = game.unfilled_value[i + 1]
+                game.unfilled_arms[i] = game.unfilled_arms[i + 1]
             count -= 1
     else:
-        g.free_ends[b, ACTION_END[action]] -= 1
+        game.free_ends[ACTION_END[action]] -= 1
     if TILE_LOW[tile] == TILE_HIGH[tile]:  # S4.4: three arms, filled in turn (S5.2)
-        g.unfilled_value[b, count] = ACTION_OPENS[action]
-        g.unfilled_arms[b, count] = 3
+        game.unfilled_value[count] = ACTION_OPENS[action]
+        game.unfilled_arms[count] = 3
         count += 1
     else:
-        g.free_ends[b, ACTION_OPENS[action]] += 1
-    g.num_unfilled[b] = count
-    g.passes_in_row[b] = 0
-    g.drew[b] = False
-    if g.hand_sizes[b, seat] == 0:
+        game.free_ends[ACTION_OPENS[action]] += 1
+    game.num_unfilled = count
+    game.passes_in_row = 0
+    game.drew = 0
+    if game.hand_sizes[seat] == 0:
         return True
-    g.current[b] = (seat + 1) % n
+    game.current = (seat + 1) % n
     return False
 
 
 @njit(cache=True)
-def _finish_hand(g: BatchState, b: int, p: Params, out: BatchStep) -> None:
+def _finish_hand(game: np.record, p: Params, next_seed: np.ndarray, out: BatchStep, b: int) -> None:
     """S6.4, S7: score the hand; reward as ``DominoAECEnv._finish_hand``; deal on or restart."""
     n = p.num_players
     points = np.zeros(n, np.int64)
     for seat in range(n):
         for t in range(NUM_TILES):
-            if g.hands[b, seat, t]:
+            if game.hands[seat, t]:
                 points[seat] += TILE_POINTS[t]
-    winner = g.current[b]  # the player who placed their last tile (S6.4) ...
-    if g.hand_sizes[b, winner] > 0:  # ... else the fewest points, ties to the lowest seat
+    winner = game.current  # the player who placed their last tile (S6.4) ...
+    if game.hand_sizes[winner] > 0:  # ... else the fewest points, ties to the lowest seat
         winner = 0
         for seat in range(n):
             if points[seat] < points[winner]:
                 winner = seat
     for seat in range(n):
-        g.totals[b, seat] += points[seat]
+        game.totals[seat] += points[seat]
+    rewards = out.rewards[b]
     if p.hand_score_reward:
         total = points.sum()
         for seat in range(n):
-            out.rewards[b, seat] += ((total - points[seat]) / (n - 1) - points[seat]) / 100
-    if p.hand_episode or g.hand_number[b] + 1 >= p.num_hands:
+            rewards[seat] += ((total - points[seat]) / (n - 1) - points[seat]) / 100
+    if p.hand_episode or game.hand_number + 1 >= p.num_hands:
         if not p.hand_score_reward and p.hand_episode:
-            _add_outcome(points, out.rewards[b])
+            _add_outcome(points, rewards)
         elif not p.hand_score_reward:
-            _add_outcome(g.totals[b, :n].astype(np.int64), out.rewards[b])
+            _add_outcome(game.totals[:n].astype(np.int64), rewards)
         out.done[b] = True
-        out.final_totals[b, :] = g.totals[b, :]
-        _observe(g, b, p, g.learner[b], False, out.final_obs[b])
-        _start_episode(g, b, p)
+        out.final_totals[b, :] = game.totals
+        _observe(game, p, game.learner, False, out.final_obs[b])
+        _start_episode(game, p, next_seed)
     else:
-        g.dealer[b] = winner  # S2.3
-        g.hand_number[b] += 1
-        _open_hand(g, b, p)
+        game.dealer = winner  # S2.3
+        game.hand_number += 1
+        _open_hand(game, p)
 
 
 @njit(cache=True)
@@ -484,28 +471,40 @@ def _add_outcome(totals: np.ndarray, rewards: np.ndarray) -> None:
 
 
 @njit(cache=True)
-def _reset(g: BatchState, p: Params, out: BatchStep) -> None:
-    for b in range(g.seed.shape[0]):
-        _start_episode(g, b, p)
-        _observe(g, b, p, g.current[b], True, out.obs[b])
-        _legal_mask(g, b, p, out.mask[b])
+def _reset(games: np.ndarray, p: Params, next_seed: np.ndarray, out: BatchStep) -> None:
+    for b in range(games.shape[0]):
+        game = games[b]
+        _start_episode(game, p, next_seed)
+        _observe(game, p, game.current, True, out.obs[b])
+        _legal_mask(game, p, out.mask[b])
     out.rewards[:] = 0.0
     out.done[:] = False
 
 
 @njit(cache=True)
 def _step(
-    g: BatchState, p: Params, actions: np.ndarray, active: np.ndarray, out: BatchStep
+    games: np.ndarray,
+    p: Params,
+    next_seed: np.ndarray,
+    actions: np.ndarray,
+    active: np.ndarray,
+    out: BatchStep,
 ) -> None:
-    for b in range(actions.shape[0]):
-        out.rewards[b, :] = 0.0
-        out.done[b] = False
-        if not active[b]:
-            continue
-        if _play(g, b, p, actions[b]):
-            _finish_hand(g, b, p, out)
-        _observe(g, b, p, g.current[b], True, out.obs[b])
-        _legal_mask(g, b, p, out.mask[b])
+    out.rewards[:] = 0.0
+    out.done[:] = False
+    for b in range(games.shape[0]):
+        if active[b]:
+            game = games[b]
+            if _play(game, p, actions[b]):
+                _finish_hand(game, p, next_seed, out, b)
+            _observe(game, p, game.current, True, out.obs[b])
+            _legal_mask(game, p, out.mask[b])
+
+
+@njit(cache=True)
+def _observe_all(games: np.ndarray, p: Params, seats: np.ndarray, obs: np.ndarray) -> None:
+    for b in range(games.shape[0]):
+        _observe(games[b], p, seats[b], True, obs[b])
 
 
 @njit(cache=True)
@@ -538,6 +537,8 @@ class BatchedSpinner:
             ``shuffled(range(num_hands), seed, FIRST_HAND_DRAW)[0]``.
         learner_seat: the seat whose view ``final_obs`` shows; None draws it for every
             episode from its seed (``shuffled(range(n), seed, LEARNER_DRAW)[0]``).
+
+    ``games`` is the batch's state, one :data:`GAME` record per game.
     """
 
     def __init__(
@@ -570,27 +571,28 @@ class BatchedSpinner:
             random_learner=learner_seat is None,
             learner_seat=learner_seat or 0,
         )
-        self.state = BatchState.zeros(num_games)
+        self.games = np.zeros(num_games, GAME)
         self.out = BatchStep.zeros(num_games)
+        self._next_seed = np.zeros(1, np.uint64)
         self._all = np.ones(num_games, np.bool_)
 
     def reset(self, seed: int = 0) -> BatchStep:
         """Start game b from seed ``seed + b``; later episodes take the seeds after those."""
         if not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**63:
             raise ValueError(f"seed must be an integer from 0 to 2**63 - 1, got {seed!r}")
-        self.state.next_seed[0] = seed
-        _reset(self.state, self.params, self.out)
+        self._next_seed[0] = seed
+        _reset(self.games, self.params, self._next_seed, self.out)
         return self.out
 
     @property
     def current(self) -> np.ndarray:
         """The seat to act in every game."""
-        return self.state.current
+        return self.games["current"]
 
     @property
     def learner(self) -> np.ndarray:
         """The seat ``final_obs`` shows, per game."""
-        return self.state.learner
+        return self.games["learner"]
 
     def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> BatchStep:
         """Play ``actions[b]`` in every game b (only where ``active``, if given).
@@ -610,20 +612,14 @@ class BatchedSpinner:
                 f"action {int(actions[b])} is illegal in game {b}; legal ids: "
                 f"{np.flatnonzero(self.out.mask[b]).tolist()}"
             )
-        _step(self.state, self.params, actions, active, self.out)
+        _step(self.games, self.params, self._next_seed, actions, active, self.out)
         return self.out
 
     def observe(self, seats: np.ndarray) -> np.ndarray:
         """Every game's observation from ``seats[b]``'s point of view (a new array)."""
         obs = np.zeros((self.num_games, OBSERVATION_SIZE), np.float32)
-        _observe_all(self.state, self.params, np.asarray(seats, np.int64), obs)
+        _observe_all(self.games, self.params, np.asarray(seats, np.int64), obs)
         return obs
 
 
-@njit(cache=True)
-def _observe_all(g: BatchState, p: Params, seats: np.ndarray, obs: np.ndarray) -> None:
-    for b in range(seats.shape[0]):
-        _observe(g, b, p, seats[b], True, obs[b])
-
-
-__all__ = ["BatchState", "BatchStep", "BatchedSpinner", "sample_legal"]
+__all__ = ["GAME", "BatchStep", "BatchedSpinner", "sample_legal"]

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from spinner_env import spinner_v0
 from spinner_env.batched import (
     FIRST_HAND_DRAW,
+    GAME,
     LEARNER_DRAW,
     BatchedSpinner,
     sample_legal,
@@ -75,7 +76,7 @@ def play_side_by_side(
             episode=episode,
         )
         game_seed = seed + b
-        assert engine.state.seed[b] == game_seed
+        assert engine.games["seed"][b] == game_seed
         env.start(game_seed, first_hand(rules, episode, game_seed))
         envs.append(env)
     rng = np.random.default_rng(seed)
@@ -105,7 +106,7 @@ def play_side_by_side(
                 np.testing.assert_array_equal(step.final_totals[b, :n], env.game.totals)
                 final_view = env.observe(env.possible_agents[learner])["observation"]
                 np.testing.assert_array_equal(step.final_obs[b], final_view)
-                new_seed = int(engine.state.seed[b])
+                new_seed = int(engine.games["seed"][b])
                 seeds.append(new_seed)
                 env.start(new_seed, first_hand(rules, episode, new_seed))
     # A new episode takes the next unused seed.
@@ -168,15 +169,15 @@ def test_deal_is_the_reference_shuffle() -> None:
     engine = BatchedSpinner(5, SpinnerRules(num_players=3), episode="hand")
     engine.reset(2**62 - 3)
     for b in range(5):
-        seed, hand = int(engine.state.seed[b]), int(engine.state.hand_number[b])
+        seed, hand = int(engine.games["seed"][b]), int(engine.games["hand_number"][b])
         expected = [t.index for t in shuffled(ALL_TILES, seed, hand)]
-        assert engine.state.deck[b].tolist() == expected
+        assert engine.games["deck"][b].tolist() == expected
 
 
 def test_illegal_action_raises_and_changes_nothing() -> None:
     engine = BatchedSpinner(3, SpinnerRules(num_players=4))
     step = engine.reset(0)
-    before = [a.copy() for a in engine.state]
+    before = engine.games.copy()
     actions = sample_legal(step.mask, np.zeros(3))
     illegal = int(np.flatnonzero(step.mask[1] == 0)[0])
     actions[1] = illegal
@@ -185,21 +186,21 @@ def test_illegal_action_raises_and_changes_nothing() -> None:
     actions[1] = spinner_v0.NUM_ACTIONS
     with pytest.raises(ValueError):
         engine.step(actions)
-    for old, new in zip(before, engine.state, strict=True):
-        np.testing.assert_array_equal(old, new)
+    for name in GAME.names:
+        np.testing.assert_array_equal(before[name], engine.games[name])
 
 
 def test_inactive_games_do_not_move() -> None:
     engine = BatchedSpinner(4, SpinnerRules(num_players=2))
     step = engine.reset(3)
     obs_before = step.obs.copy()
-    hands_before = engine.state.hands.copy()
+    hands_before = engine.games["hands"].copy()
     active = np.array([True, False, True, False])
     illegal_for_inactive = np.where(active, sample_legal(step.mask, np.zeros(4)), -1)
     step = engine.step(illegal_for_inactive, active)
     for b in (1, 3):
         np.testing.assert_array_equal(step.obs[b], obs_before[b])
-        np.testing.assert_array_equal(engine.state.hands[b], hands_before[b])
+        np.testing.assert_array_equal(engine.games["hands"][b], hands_before[b])
         assert not step.rewards[b].any()
 
 
