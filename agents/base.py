@@ -44,12 +44,15 @@ class GameView:
 class Agent(ABC):
     """A player of any seat, any player count.
 
-    ``needs_view`` says whether :meth:`act` requires the engine view; ``seed`` fixes the
-    agent's own randomness, so that a seeded run replays exactly.
+    ``needs_view`` says whether :meth:`act` requires the engine view; an agent whose
+    ``needs_observation`` is false ignores the observation, so a caller that would have to
+    build it (the evaluator, which plays the engine directly) may pass None. ``seed`` fixes
+    the agent's own randomness, so that a seeded run replays exactly.
     """
 
     name: str = "agent"
     needs_view: bool = False
+    needs_observation: bool = True
 
     def __init__(self, seed: int | Sequence[int] | None = None) -> None:
         self.rng = np.random.default_rng(seed)
@@ -59,7 +62,10 @@ class Agent(ABC):
         self.rng = np.random.default_rng(seed)
 
     def act(
-        self, observation: np.ndarray, action_mask: np.ndarray, view: EngineView | None = None
+        self,
+        observation: np.ndarray | None,
+        action_mask: np.ndarray,
+        view: EngineView | None = None,
     ) -> int:
         """A legal action id (``action_mask[id] == 1``) for the seat to act."""
         legal = legal_actions(action_mask)
@@ -68,7 +74,9 @@ class Agent(ABC):
         return self.choose(observation, legal, view)
 
     @abstractmethod
-    def choose(self, observation: np.ndarray, legal: np.ndarray, view: EngineView | None) -> int:
+    def choose(
+        self, observation: np.ndarray | None, legal: np.ndarray, view: EngineView | None
+    ) -> int:
         """One of ``legal`` (two or more action ids, ascending): the agent's decision."""
 
     def _view(self, view: EngineView | None) -> EngineView:

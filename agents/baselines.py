@@ -13,8 +13,11 @@ class RandomAgent(Agent):
     """Uniform over the legal actions."""
 
     name = "random"
+    needs_observation = False
 
-    def choose(self, observation: np.ndarray, legal: np.ndarray, view: EngineView | None) -> int:
+    def choose(
+        self, observation: np.ndarray | None, legal: np.ndarray, view: EngineView | None
+    ) -> int:
         return int(self.rng.choice(legal))
 
 
@@ -24,8 +27,11 @@ class GreedyAgent(Agent):
 
     name = "greedy"
     needs_view = True
+    needs_observation = False
 
-    def choose(self, observation: np.ndarray, legal: np.ndarray, view: EngineView | None) -> int:
+    def choose(
+        self, observation: np.ndarray | None, legal: np.ndarray, view: EngineView | None
+    ) -> int:
         view = self._view(view)
         game, move_of = view.game, view.encoding.move_of
         weights = [_points(game, move_of(int(a))) for a in legal]

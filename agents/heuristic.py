@@ -51,50 +51,65 @@ class HeuristicAgent(Agent):
 
     name = "heuristic"
     needs_view = True
+    needs_observation = False
 
     def __init__(self, seed: int | None = None, weights: HeuristicWeights | None = None) -> None:
         super().__init__(seed)
         self.weights = weights or HeuristicWeights()
 
-    def choose(self, observation: np.ndarray, legal: np.ndarray, view: EngineView | None) -> int:
+    def choose(
+        self, observation: np.ndarray | None, legal: np.ndarray, view: EngineView | None
+    ) -> int:
         view = self._view(view)
         game = view.game
         if not isinstance(game, SpinnerState):
             raise ValueError("the heuristic agent plays Spinner only")
+        hand = _HandCounts(game.hands[game.current])
         move_of = view.encoding.move_of
-        scores = [self.score(game, move_of(int(a))) for a in legal]
+        scores = [self.score(game, move_of(int(a)), hand) for a in legal]
         return int(legal[int(np.argmax(scores))])
 
-    def score(self, game: SpinnerState, move: Place) -> float:
+    def score(self, game: SpinnerState, move: Place, hand: _HandCounts) -> float:
         """How good placing ``move`` is for the seat to act (higher is better)."""
         w = self.weights
         me = game.current
         n = game.num_players
         tile = move.tile
-        kept = [t for t in game.hands[me] if t is not tile]
-        if not kept:
+        if hand.size == 1:
             return float("inf")  # going out wins the hand (S6.4)
         smallest_opposing = min(len(game.hands[s]) for s in range(n) if s != me)
         lateness = max(0, w.late_hand_size + 1 - smallest_opposing) / w.late_hand_size
         score = tile_points(tile) * (w.points + w.late_points * lateness)
-        score += w.variety * len({v for t in kept for v in (t.low, t.high) if v != S})
+        score += w.variety * hand.variety_without(tile)
         next_voids = game.voids[(me + 1) % n]
         if tile.is_double:
             score += w.double
             if tile is not DOUBLE_SPINNER:
                 if move.opens in next_voids:
                     score += w.trap_next
-                score += w.fill_own_double * _fitting(kept, move.opens)
+                score += w.fill_own_double * hand.fitting_without(tile, move.opens)
             return score
         if move.opens == S:
             score -= w.open_wild
         else:
-            score += w.follow_open * min(3, _fitting(kept, move.opens))
+            score += w.follow_open * min(3, hand.fitting_without(tile, move.opens))
             if move.opens in next_voids:
                 score += w.open_void_next
         return score
 
 
-def _fitting(tiles: list[SpinnerTile], value: int) -> int:
-    """How many of ``tiles`` can go on an end of ``value`` (S4.2)."""
-    return sum(1 for t in tiles if t.has(value) or t.has(S))
+class _HandCounts:
+    """A hand counted by number once per decision, so each candidate is scored in O(1)."""
+
+    def __init__(self, hand: list[SpinnerTile]) -> None:
+        self.size = len(hand)
+        self.holders = [sum(1 for t in hand if t.has(v)) for v in range(S)]  # numbers 0..9
+        self.fits = [sum(1 for t in hand if t.has(v) or t.has(S)) for v in range(S)]
+
+    def variety_without(self, tile: SpinnerTile) -> int:
+        """How many numbers 0..9 the hand still shows once ``tile`` is played."""
+        return sum(1 for v, c in enumerate(self.holders) if c - tile.has(v) > 0)
+
+    def fitting_without(self, tile: SpinnerTile, value: int) -> int:
+        """How many tiles other than ``tile`` can go on an end of ``value`` 0..9 (S4.2)."""
+        return self.fits[value] - (tile.has(value) or tile.has(S))

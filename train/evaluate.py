@@ -93,7 +93,8 @@ def play_match(
             mask[:] = 0
             mask[[encoding.action_of(m) for m in legal]] = 1
             agent = seat_agents[seat]
-            action = agent.act(encoding.observation(state, seat), mask, view)
+            obs = encoding.observation(state, seat) if agent.needs_observation else None
+            action = agent.act(obs, mask, view)
             if not 0 <= action < len(mask) or not mask[action]:
                 raise ValueError(f"{agent!r} chose the illegal action {action}")
             move = encoding.move_of(action)
