@@ -3,7 +3,8 @@
 Each batched game is shadowed by a ``spinner_v0.raw_env`` dealt from the same seed; at
 every decision both must show the same player to act, observation and action mask, and
 after it the same rewards; at the end of an episode the same final totals and final
-observation (S1-S7 as implemented by ``spinner_env.spinner``).
+observation (S1-S7 as implemented by ``spinner_env.spinner``). The adapters of
+``spinner_env.vector`` must play as the AEC-based ``SingleAgentEnv`` does.
 """
 
 from __future__ import annotations
@@ -12,7 +13,9 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sb3_contrib import MaskablePPO
 
+from agents.baselines import GreedyAgent
 from spinner_env import spinner_v0
 from spinner_env.batched import (
     FIRST_HAND_DRAW,
@@ -23,6 +26,8 @@ from spinner_env.batched import (
 )
 from spinner_env.match import shuffled
 from spinner_env.spinner import ALL_TILES, SpinnerRules, SpinnerState
+from spinner_env.vector import GreedyPolicy, LearnerBatch, SpinnerVecEnv, SpinnerVectorEnv
+from spinner_env.wrappers import SingleAgentEnv
 
 
 class SeededEnv(spinner_v0.raw_env):
@@ -233,3 +238,83 @@ def test_sample_legal_reaches_every_legal_action_and_nothing_else() -> None:
     mask[0, legal] = 1
     chosen = {int(sample_legal(mask, np.array([u]))[0]) for u in np.linspace(0, 0.999, 30)}
     assert chosen == set(legal)
+
+
+# ---------------------------------------------------------------- the adapters
+@pytest.mark.parametrize(
+    ("num_players", "reward", "episode"),
+    [(2, "hand_score", "hand"), (3, "match", "match"), (5, "hand_score", "match")],
+)
+def test_learner_batch_matches_single_agent_env(num_players: int, reward: str, episode: str):
+    """Same deals, same greedy opponents, same learner moves: same obs, masks, rewards, ends."""
+    rules = SpinnerRules(num_players=num_players, num_hands=2)
+    num_envs, seed, learner = 3, 40, 1
+    batch = LearnerBatch(
+        num_envs, rules, GreedyPolicy(), reward=reward, episode=episode, learner_seat=learner
+    )
+    batch.reset(seed)
+    singles = []
+    for b in range(num_envs):
+        aec = SeededEnv(num_players=num_players, num_hands=2, reward=reward, episode=episode)
+        env = SingleAgentEnv(aec, GreedyAgent(), learner_seat=learner)
+        aec._game_args = (seed + b, first_hand(rules, episode, seed + b))
+        env.reset(seed=0)
+        singles.append(env)
+    episodes = 0
+    for _ in range(300):
+        for b, env in enumerate(singles):
+            obs = env.aec.observe(env.learner)
+            np.testing.assert_array_equal(batch.obs[b], obs["observation"])
+            np.testing.assert_array_equal(batch.mask[b], obs["action_mask"])
+        actions = np.argmax(batch.mask, axis=1)  # the lowest legal id
+        batch.step(actions)
+        for b, env in enumerate(singles):
+            obs, reward_b, terminated, _, _ = env.step(int(actions[b]))
+            assert batch.rewards[b] == pytest.approx(reward_b, abs=1e-12)
+            assert batch.dones[b] == terminated
+            if terminated:
+                episodes += 1
+                np.testing.assert_array_equal(batch.final_obs[b], obs)
+                new_seed = int(batch.engine.games["seed"][b])
+                env.aec._game_args = (new_seed, first_hand(rules, episode, new_seed))
+                env.reset()
+    assert episodes > num_envs
+
+
+def test_skip_forced_returns_only_decisions():
+    batch = LearnerBatch(8, SpinnerRules(num_players=4), "random", skip_forced=True)
+    batch.reset(5)
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        assert ((batch.mask != 0).sum(axis=1) > 1).all()
+        assert (batch.engine.current == batch.engine.learner).all()
+        legal = [np.flatnonzero(row) for row in batch.mask]
+        batch.step(np.array([rng.choice(a) for a in legal]))
+
+
+def test_maskable_ppo_trains_on_the_sb3_vec_env():
+    venv = SpinnerVecEnv(8, SpinnerRules(num_players=2), opponents="greedy", episode="hand")
+    venv.seed(3)
+    model = MaskablePPO("MlpPolicy", venv, n_steps=32, batch_size=64, n_epochs=1, seed=0)
+    model.learn(total_timesteps=512)
+    assert model.num_timesteps >= 512
+    assert len(model.ep_info_buffer) > 0
+
+
+def test_gymnasium_vector_env_same_step_autoreset():
+    env = SpinnerVectorEnv(4, SpinnerRules(num_players=2), opponents="random", episode="hand")
+    obs, infos = env.reset(seed=1)
+    assert obs.shape == (4, env.single_observation_space.shape[0])
+    assert env.observation_space.contains(obs)
+    ended = 0
+    for _ in range(100):
+        actions = np.argmax(infos["action_mask"], axis=1)
+        obs, _, terminations, truncations, infos = env.step(actions)
+        assert not truncations.any()
+        if terminations.any():
+            ended += int(terminations.sum())
+            assert infos["_final_obs"].tolist() == terminations.tolist()
+            # S6.4: at the end nobody is to act in the final observation.
+            to_act = spinner_v0.OBSERVATION_SLICES["to_act"]
+            assert not infos["final_obs"][terminations][:, to_act].any()
+    assert ended > 0

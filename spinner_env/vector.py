@@ -1,0 +1,388 @@
+"""The batched Spinner engine as a Gymnasium vector env and a Stable-Baselines3 ``VecEnv``.
+
+Each of the B games seats one learner; every other seat is played by a batched opponent
+policy, so a step is one learner decision in every game, exactly as
+:class:`spinner_env.wrappers.SingleAgentEnv` gives it for one game: the reward is
+everything the learner's seat was credited from its action up to its next decision or
+the episode's end (opponents' moves included), forced turns of the learner may be played
+for it (``skip_forced``), and a game whose episode ends restarts at once from the next
+seed (``final_obs`` / ``terminal_observation`` in the infos).
+
+    from spinner_env.vector import SpinnerVecEnv
+    venv = SpinnerVecEnv(256, SpinnerRules(num_players=2), opponents="random")
+    model = MaskablePPO("MlpPolicy", venv)           # reads venv.action_masks()
+
+Opponents are batched policies (``act_batch(obs, mask) -> actions``): :class:`RandomPolicy`,
+:class:`GreedyPolicy`, :class:`TorchPolicy` (a MaskablePPO policy), or the agents of
+``agents/`` that read only the observation and mask (random, greedy, policy), converted
+by :func:`as_batched`. Agents that read the engine state (the heuristic) cannot play here.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+import gymnasium
+import numpy as np
+import torch
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
+from stable_baselines3.common.vec_env.base_vec_env import VecEnv
+
+from spinner_env.batched import ACTION_TILE, TILE_POINTS, BatchedSpinner, sample_legal
+from spinner_env.spinner import SpinnerRules
+from spinner_env.spinner_v0 import NUM_ACTIONS, OBSERVATION_SIZE
+
+
+class BatchedPolicy(Protocol):
+    """Chooses one legal action per row: ``act_batch(obs (m, 334), mask (m, 343))``."""
+
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray: ...
+
+
+class RandomPolicy:
+    """Uniform over the legal actions (``agents.RandomAgent``, batched)."""
+
+    name = "random"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        return sample_legal(mask, self.rng.random(len(mask)))
+
+
+ACTION_POINTS = np.full(NUM_ACTIONS, -1, np.int64)
+"""S1.4 points of each placement's tile; -1 for draw and pass."""
+ACTION_POINTS[ACTION_TILE >= 0] = TILE_POINTS[ACTION_TILE[ACTION_TILE >= 0]]
+
+
+class GreedyPolicy:
+    """The heaviest legal tile, the lowest action id among equals (``agents.GreedyAgent``)."""
+
+    name = "greedy"
+
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        return np.argmax(np.where(mask != 0, ACTION_POINTS, -2), axis=1)
+
+
+class TorchPolicy:
+    """A MaskablePPO policy: its most likely legal action, or a sample of it."""
+
+    def __init__(self, policy: Any, deterministic: bool = True, name: str = "policy") -> None:
+        self.policy = policy
+        self.deterministic = deterministic
+        self.name = name
+
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        with torch.no_grad():
+            actions, _ = self.policy.predict(
+                obs, deterministic=self.deterministic, action_masks=mask != 0
+            )
+        return np.asarray(actions, np.int64)
+
+
+def as_batched(opponent: Any) -> BatchedPolicy:
+    """A batched policy that plays as ``opponent`` does.
+
+    Accepts a batched policy, ``"random"`` / ``"greedy"``, or an agent of ``agents/``
+    that reads only the observation and mask (``RandomAgent``, ``GreedyAgent``,
+    ``PolicyAgent``, told apart by their ``name`` and ``policy``).
+    """
+    if callable(getattr(opponent, "act_batch", None)):
+        return opponent
+    if opponent == "random":
+        return RandomPolicy()
+    if opponent == "greedy":
+        return GreedyPolicy()
+    if hasattr(opponent, "policy"):
+        return TorchPolicy(opponent.policy, getattr(opponent, "deterministic", True), opponent.name)
+    name = getattr(opponent, "name", None)
+    if name == "random":
+        return RandomPolicy(int(opponent.rng.integers(2**63)))
+    if name == "greedy":
+        return GreedyPolicy()
+    raise ValueError(
+        f"{opponent!r} cannot play in the batched env: it needs the engine state "
+        "(use the AEC-based spinner_env.wrappers.SingleAgentEnv)"
+    )
+
+
+OpponentSampler = Callable[[np.random.Generator, int], Sequence[Any]]
+"""``sampler(rng, count)``: one episode's opponents, one per other seat (as in wrappers)."""
+
+
+class LearnerBatch:
+    """B games, each with a learner seat and batched opponents; the adapters' core.
+
+    Args:
+        num_envs: B.
+        rules: the Spinner rules and variants.
+        opponents: one opponent for every seat (anything :func:`as_batched` takes), or an
+            :data:`OpponentSampler` called for every new episode of every game.
+        reward, episode: as ``spinner_v0.raw_env``.
+        learner_seat: a fixed seat, or None to draw it for every episode from its seed.
+        skip_forced: play the learner's turns that have one legal action for it.
+    """
+
+    def __init__(
+        self,
+        num_envs: int,
+        rules: SpinnerRules | None = None,
+        opponents: Any = "random",
+        *,
+        reward: str = "match",
+        episode: str = "match",
+        learner_seat: int | None = None,
+        skip_forced: bool = False,
+    ) -> None:
+        self.engine = BatchedSpinner(
+            num_envs, rules, reward=reward, episode=episode, learner_seat=learner_seat
+        )
+        self.num_envs = num_envs
+        self.num_players = self.engine.rules.num_players
+        self.skip_forced = skip_forced
+        if callable(opponents) and not callable(getattr(opponents, "act_batch", None)):
+            self._sampler: OpponentSampler | None = opponents
+            fixed = None
+        else:
+            self._sampler = None
+            fixed = as_batched(opponents)
+        self._policies: list[BatchedPolicy] = [fixed] if fixed is not None else []
+        self._policy_index: dict[int, int] = {}
+        self._seat_policy = np.zeros((num_envs, self.num_players), np.int64)
+        self.rng = np.random.default_rng()
+        self.rewards = np.zeros(num_envs, np.float64)
+        self.dones = np.zeros(num_envs, np.bool_)
+        self.final_obs = np.zeros((num_envs, OBSERVATION_SIZE), np.float32)
+
+    @property
+    def obs(self) -> np.ndarray:
+        """The learner's observation in every game (waiting on its decision)."""
+        return self.engine.out.obs
+
+    @property
+    def mask(self) -> np.ndarray:
+        """The learner's legal actions in every game, as 0/1 int8."""
+        return self.engine.out.mask
+
+    def reset(self, seed: int | None = None) -> None:
+        """New episodes everywhere, game b from seed ``seed + b`` (random if None)."""
+        if seed is None:
+            seed = int(np.random.default_rng().integers(2**62))
+        self.rng = np.random.default_rng(seed)
+        self.engine.reset(seed)
+        self._deal_opponents(np.arange(self.num_envs))
+        self.dones[:] = True  # what the opponents' first moves give belongs to no step
+        self._advance()
+        self.rewards[:] = 0.0
+        self.dones[:] = False
+
+    def step(self, actions: np.ndarray) -> None:
+        """The learner's action in every game, then the others' until its next decision."""
+        self.rewards[:] = 0.0
+        self.dones[:] = False
+        self._play(np.asarray(actions, np.int64), None)
+        self._advance()
+
+    def _play(self, actions: np.ndarray, active: np.ndarray | None) -> None:
+        engine = self.engine
+        learner = engine.learner.copy()
+        out = engine.step(actions, active)
+        live = ~self.dones
+        self.rewards[live] += out.rewards[live, learner[live]]
+        ended = np.flatnonzero(out.done)
+        if ended.size:
+            first = ended[live[ended]]
+            self.final_obs[first] = out.final_obs[first]
+            self.dones[ended] = True
+            self._deal_opponents(ended)
+
+    def _advance(self) -> None:
+        """Play opponents' turns (and forced ones) until every game awaits the learner.
+
+        An episode that ends before the learner's next decision in a game already done
+        this step is dealt again, unseen, as ``SingleAgentEnv.reset`` does.
+        """
+        engine = self.engine
+        games = np.arange(self.num_envs)
+        while True:
+            current = engine.current.astype(np.int64)
+            waiting = current != engine.learner
+            forced = (engine.out.mask != 0).sum(axis=1) == 1
+            if self.skip_forced:
+                waiting |= forced
+            if not waiting.any():
+                return
+            actions = np.zeros(self.num_envs, np.int64)
+            policy_of = self._seat_policy[games, current]
+            for k in np.unique(policy_of[waiting & ~forced]):
+                rows = np.flatnonzero(waiting & ~forced & (policy_of == k))
+                actions[rows] = self._policies[k].act_batch(
+                    engine.out.obs[rows], engine.out.mask[rows]
+                )
+            only = np.flatnonzero(waiting & forced)
+            actions[only] = np.argmax(engine.out.mask[only], axis=1)
+            self._play(actions, waiting)
+
+    def _deal_opponents(self, games: np.ndarray) -> None:
+        if self._sampler is None:
+            return
+        n = self.num_players
+        learner = self.engine.learner
+        for b in games:
+            chosen = self._sampler(self.rng, n - 1)
+            for k, opponent in enumerate(chosen, start=1):
+                self._seat_policy[b, (learner[b] + k) % n] = self._index_of(opponent)
+
+    def _index_of(self, opponent: Any) -> int:
+        key = id(opponent)
+        if key not in self._policy_index:
+            self._policy_index[key] = len(self._policies)
+            self._policies.append(as_batched(opponent))
+        return self._policy_index[key]
+
+
+def _spaces() -> tuple[spaces.Box, spaces.Discrete]:
+    return spaces.Box(-np.inf, np.inf, (OBSERVATION_SIZE,), np.float32), spaces.Discrete(
+        NUM_ACTIONS
+    )
+
+
+class SpinnerVecEnv(VecEnv):
+    """Stable-Baselines3 ``VecEnv`` over :class:`LearnerBatch` (same arguments, plus
+    ``seed``); ``action_masks()`` for MaskablePPO. Done games carry
+    ``terminal_observation`` and an ``episode`` record (return, length) in their info,
+    as SB3's Monitor writes it."""
+
+    render_mode = None
+
+    def __init__(self, num_envs: int, rules: SpinnerRules | None = None, **kwargs: Any) -> None:
+        self.batch = LearnerBatch(num_envs, rules, **kwargs)
+        observation_space, action_space = _spaces()
+        super().__init__(num_envs, observation_space, action_space)
+        self._seed: int | None = None
+        self._actions = np.zeros(num_envs, np.int64)
+        self._returns = np.zeros(num_envs, np.float64)
+        self._lengths = np.zeros(num_envs, np.int64)
+        self._start = time.time()
+
+    def reset(self) -> np.ndarray:
+        self.batch.reset(self._seed)
+        self._seed = None
+        self._returns[:] = 0.0
+        self._lengths[:] = 0
+        return self.batch.obs.copy()
+
+    def seed(self, seed: int | None = None) -> Sequence[int | None]:
+        self._seed = seed
+        return [None if seed is None else seed + b for b in range(self.num_envs)]
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = np.asarray(actions, np.int64)
+
+    def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict]]:
+        batch = self.batch
+        batch.step(self._actions)
+        self._returns += batch.rewards
+        self._lengths += 1
+        infos: list[dict] = [{} for _ in range(self.num_envs)]
+        elapsed = round(time.time() - self._start, 6)
+        for b in np.flatnonzero(batch.dones):
+            infos[b]["terminal_observation"] = batch.final_obs[b].copy()
+            infos[b]["episode"] = {
+                "r": float(self._returns[b]),
+                "l": int(self._lengths[b]),
+                "t": elapsed,
+            }
+        self._returns[batch.dones] = 0.0
+        self._lengths[batch.dones] = 0
+        return (
+            batch.obs.copy(),
+            batch.rewards.astype(np.float32),
+            batch.dones.copy(),
+            infos,
+        )
+
+    def action_masks(self) -> np.ndarray:
+        """(B, 343) booleans: the learner's legal actions."""
+        return self.batch.mask != 0
+
+    def close(self) -> None:
+        pass
+
+    def has_attr(self, attr_name: str) -> bool:
+        return hasattr(self, attr_name)
+
+    def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
+        return [getattr(self, attr_name)] * len(self._get_indices(indices))
+
+    def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
+        setattr(self, attr_name, value)
+
+    def env_method(
+        self, method_name: str, *method_args: Any, indices: Any = None, **method_kwargs: Any
+    ) -> list[Any]:
+        rows = list(self._get_indices(indices))
+        if method_name == "action_masks":  # how sb3-contrib asks a VecEnv for masks
+            return list(self.action_masks()[rows])
+        result = getattr(self, method_name)(*method_args, **method_kwargs)
+        return [result] * len(rows)
+
+    def env_is_wrapped(self, wrapper_class: type, indices: Any = None) -> list[bool]:
+        return [False] * len(self._get_indices(indices))
+
+
+class SpinnerVectorEnv(gymnasium.vector.VectorEnv):
+    """Gymnasium vector env over :class:`LearnerBatch` (same arguments).
+
+    Autoreset is same-step: a done game's returned observation is its new episode's, and
+    ``infos["final_obs"]`` (with ``infos["_final_obs"]``) holds the ended one's.
+    ``infos["action_mask"]`` and :meth:`action_masks` give the legal actions.
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
+
+    def __init__(self, num_envs: int, rules: SpinnerRules | None = None, **kwargs: Any) -> None:
+        self.batch = LearnerBatch(num_envs, rules, **kwargs)
+        self.num_envs = num_envs
+        self.single_observation_space, self.single_action_space = _spaces()
+        self.observation_space = gymnasium.vector.utils.batch_space(
+            self.single_observation_space, num_envs
+        )
+        self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, num_envs)
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        self.batch.reset(seed)
+        return self.batch.obs.copy(), {"action_mask": self.action_masks()}
+
+    def step(
+        self, actions: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        batch = self.batch
+        batch.step(actions)
+        dones = batch.dones.copy()
+        infos: dict[str, Any] = {"action_mask": self.action_masks()}
+        if dones.any():
+            infos["final_obs"] = np.where(dones[:, None], batch.final_obs, 0.0)
+            infos["_final_obs"] = dones
+        return batch.obs.copy(), batch.rewards.copy(), dones, np.zeros_like(dones), infos
+
+    def action_masks(self) -> np.ndarray:
+        return self.batch.mask != 0
+
+
+__all__ = [
+    "BatchedPolicy",
+    "GreedyPolicy",
+    "LearnerBatch",
+    "RandomPolicy",
+    "SpinnerVecEnv",
+    "SpinnerVectorEnv",
+    "TorchPolicy",
+    "as_batched",
+]
