@@ -38,21 +38,35 @@ def layout_slices(layout: Sequence[tuple[str, int, str]]) -> tuple[dict[str, sli
 
 
 class Encoding(ABC):
-    """How a game's moves become action ids and its states become vectors."""
+    """How a game's moves become action ids and its states become vectors.
 
-    num_actions: int
+    ``actions`` lists every move that can ever be legal; a move's action id is its place
+    in that list.
+    """
+
     obs_size: int
     state_size: int
     """``obs_size + (MatchState.MAX_PLAYERS + 1) * num_tiles``: see :meth:`state`."""
     num_tiles: int
 
-    @abstractmethod
-    def action_of(self, move: Any) -> int:
-        """The action id of a move."""
+    def __init__(self, actions: Sequence[Any], game_name: str) -> None:
+        self.actions = tuple(actions)
+        self.num_actions = len(self.actions)
+        self.game_name = game_name
+        self._action_ids = {move: action for action, move in enumerate(self.actions)}
 
-    @abstractmethod
+    def action_of(self, move: Any) -> int:
+        """The action id of a move; ValueError if the game has no such move."""
+        try:
+            return self._action_ids[move]
+        except (KeyError, TypeError):
+            raise ValueError(f"{move!r} is not a {self.game_name} move") from None
+
     def move_of(self, action: int) -> Any:
-        """The move an action id stands for."""
+        """The move an action id stands for; ValueError if out of range."""
+        if not 0 <= action < self.num_actions:
+            raise ValueError(f"action {action} is out of range 0..{self.num_actions - 1}")
+        return self.actions[action]
 
     @abstractmethod
     def observation(self, game: Any, seat: int) -> np.ndarray:

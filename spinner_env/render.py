@@ -36,27 +36,10 @@ def render_spinner(state: SpinnerState, viewer: int | None = None) -> str:
         lines.append("Unfilled doubles, oldest first: " + ", ".join(waits))
         lines.append(f"  so only {sym(state.unfilled[0].value)} arms are playable")
     lines.append(f"Boneyard: {len(state.boneyard)} tiles")
-    for seat in range(state.num_players):
-        marks = []
-        if seat == state.current and not state.hand_over:
-            marks.append("to act")
-        if state.voids[seat]:
-            marks.append("shown void in " + " ".join(sym(v) for v in sorted(state.voids[seat])))
-        extra = f"  ({'; '.join(marks)})" if marks else ""
-        lines.append(
-            f"  player_{seat}: {len(state.hands[seat])} tiles, total {state.totals[seat]}{extra}"
-        )
+    lines += _seat_lines(state, sym)
     if viewer is not None:
         lines.append(f"player_{viewer}'s hand: {_tiles(state.hands[viewer])}")
-    if state.hand_over:
-        result = state.results[-1]
-        how = "blocked" if result.blocked else "went out"
-        lines.append(
-            f"Hand over: player_{result.winner} wins ({how}); points added {list(result.points)}"
-        )
-    if state.match_over:
-        winners = ", ".join(f"player_{s}" for s in state.match_winners())
-        lines.append(f"Match over: {winners} with the lowest total {min(state.totals)}")
+    lines += _ending_lines(state, "Hand")
     return "\n".join(lines)
 
 

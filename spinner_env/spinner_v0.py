@@ -16,8 +16,6 @@ the observer and padded to 8 players, so one policy fits every player count.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from spinner_env.aec import DominoAECEnv, Encoding, layout_slices, make_wrapped
@@ -45,7 +43,6 @@ ACTIONS: tuple[Move, ...] = (*ALL_PLACEMENTS, DRAW, PASS)
 DRAW_ACTION = len(ALL_PLACEMENTS)
 PASS_ACTION = DRAW_ACTION + 1
 NUM_ACTIONS = len(ACTIONS)
-_ACTION_OF: dict[Move, int] = {move: action for action, move in enumerate(ACTIONS)}
 
 OBSERVATION_LAYOUT: tuple[tuple[str, int, str], ...] = (
     ("hand", NUM_TILES, "1 for each tile in the observer's hand (tile index order)"),
@@ -85,32 +82,13 @@ _HAND_NUMBER = _SL["hand_number"].start
 _PLACED = _SL["placed"].start
 
 
-def action_to_move(action: int) -> Move:
-    """The move an action id stands for."""
-    if not 0 <= action < NUM_ACTIONS:
-        raise ValueError(f"action {action} is out of range 0..{NUM_ACTIONS - 1}")
-    return ACTIONS[action]
-
-
-def move_to_action(move: Move) -> int:
-    """The action id of a move."""
-    try:
-        return _ACTION_OF[move]
-    except (KeyError, TypeError):
-        raise ValueError(f"{move!r} is not a Spinner move") from None
-
-
 class SpinnerEncoding(Encoding):
-    num_actions = NUM_ACTIONS
     obs_size = OBSERVATION_SIZE
     state_size = STATE_SIZE
     num_tiles = NUM_TILES
 
-    def action_of(self, move: Any) -> int:
-        return _ACTION_OF[move]
-
-    def move_of(self, action: int) -> Any:
-        return action_to_move(action)
+    def __init__(self) -> None:
+        super().__init__(ACTIONS, "Spinner")
 
     def observation(self, game: SpinnerState, seat: int) -> np.ndarray:
         obs = np.zeros(OBSERVATION_SIZE, np.float32)
@@ -139,6 +117,13 @@ class SpinnerEncoding(Encoding):
         return obs
 
 
+ENCODING = SpinnerEncoding()
+action_to_move = ENCODING.move_of
+"""The move an action id stands for (ValueError if out of range)."""
+move_to_action = ENCODING.action_of
+"""The action id of a move (ValueError if the game has no such move)."""
+
+
 class raw_env(DominoAECEnv):
     """Spinner dominoes, unwrapped: illegal actions raise ValueError.
 
@@ -163,7 +148,7 @@ class raw_env(DominoAECEnv):
         "is_parallelizable": False,
         "render_fps": 1,
     }
-    encoding = SpinnerEncoding()
+    encoding = ENCODING
 
     def __init__(
         self,

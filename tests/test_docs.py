@@ -5,14 +5,16 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from spinner_env.spinner_v0 import NUM_ACTIONS, OBSERVATION_LAYOUT, OBSERVATION_SIZE
+import pytest
+
+from spinner_env import mexican_train_v0, spinner_v0
 
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text()
 
 
-def _table_rows(first_name: str) -> list[tuple[str, str, int]]:
-    """(name, slice, size) rows of the README table that starts with ``first_name``."""
-    start = README.index(f"| `{first_name}` |")
+def _table_rows(section: str) -> list[tuple[str, str, int]]:
+    """(name, slice, size) rows of the first observation table after ``section``."""
+    start = README.index("| `hand` |", README.index(section))
     rows = []
     for line in README[start:].splitlines():
         match = re.match(r"\| `(\w+)` \| (\d+:\d+) \| (\d+) \|", line)
@@ -22,14 +24,22 @@ def _table_rows(first_name: str) -> list[tuple[str, str, int]]:
     return rows
 
 
-def test_spinner_observation_table_matches_the_layout():
+@pytest.mark.parametrize(
+    "module, section",
+    [
+        (spinner_v0, "## The Spinner environment"),
+        (mexican_train_v0, "## The Mexican Train environment"),
+    ],
+)
+def test_observation_table_matches_the_layout(module, section):
     expected, offset = [], 0
-    for name, size, _ in OBSERVATION_LAYOUT:
+    for name, size, _ in module.OBSERVATION_LAYOUT:
         expected.append((name, f"{offset}:{offset + size}", size))
         offset += size
-    assert _table_rows("hand") == expected
-    assert f"float32 vector of {OBSERVATION_SIZE}" in README.replace("\n", " ")
-    assert f"Discrete({NUM_ACTIONS})" in README
+    assert _table_rows(section) == expected
+    text = README[README.index(section) :].replace("\n", " ")
+    assert f"float32 vector of {module.OBSERVATION_SIZE}" in text
+    assert f"Discrete({module.NUM_ACTIONS})" in text
 
 
 def test_readme_names_the_test_command():
