@@ -376,6 +376,31 @@ class SpinnerVectorEnv(gymnasium.vector.VectorEnv):
         return self.batch.mask != 0
 
 
+def make_vec_env(
+    num_envs: int,
+    num_players: int,
+    opponents: Any = "random",
+    *,
+    learner_seat: int | None = None,
+    skip_forced: bool = False,
+    reward: str = "match",
+    episode: str = "match",
+    **rules: Any,
+) -> SpinnerVecEnv:
+    """A :class:`SpinnerVecEnv` from the arguments ``spinner_v0.raw_env`` takes (the
+    variant flags go to :class:`SpinnerRules`): what ``train.ppo`` builds for
+    ``backend: batched``."""
+    return SpinnerVecEnv(
+        num_envs,
+        SpinnerRules(num_players=num_players, **rules),
+        opponents=opponents,
+        reward=reward,
+        episode=episode,
+        learner_seat=learner_seat,
+        skip_forced=skip_forced,
+    )
+
+
 __all__ = [
     "BatchedPolicy",
     "GreedyPolicy",
@@ -385,4 +410,5 @@ __all__ = [
     "SpinnerVectorEnv",
     "TorchPolicy",
     "as_batched",
+    "make_vec_env",
 ]

@@ -26,8 +26,15 @@ from spinner_env.batched import (
 )
 from spinner_env.match import shuffled
 from spinner_env.spinner import ALL_TILES, SpinnerRules, SpinnerState
-from spinner_env.vector import GreedyPolicy, LearnerBatch, SpinnerVecEnv, SpinnerVectorEnv
+from spinner_env.vector import (
+    GreedyPolicy,
+    LearnerBatch,
+    SpinnerVecEnv,
+    SpinnerVectorEnv,
+    as_batched,
+)
 from spinner_env.wrappers import SingleAgentEnv
+from train.ppo import train
 
 
 class SeededEnv(spinner_v0.raw_env):
@@ -318,3 +325,36 @@ def test_gymnasium_vector_env_same_step_autoreset():
             to_act = spinner_v0.OBSERVATION_SLICES["to_act"]
             assert not infos["final_obs"][terminations][:, to_act].any()
     assert ended > 0
+
+
+def test_train_ppo_backend_batched_trains_with_snapshot_opponents(tmp_path):
+    """``backend: batched`` in a train.ppo config; snapshots play as batched torch policies."""
+    config = {
+        "name": "smoke_batched",
+        "num_players": 2,
+        "backend": "batched",
+        "env": {"num_hands": 1, "reward": "hand_score", "episode": "hand"},
+        "skip_forced": True,
+        "total_timesteps": 512,
+        "n_envs": 16,
+        "ppo": {
+            "n_steps": 16,
+            "batch_size": 64,
+            "n_epochs": 1,
+            "policy_kwargs": {"net_arch": [32]},
+        },
+        "opponents": {
+            "baselines": {"random": 1, "greedy": 1},
+            "snapshot_weight": 2,
+            "snapshot_every": 256,
+        },
+    }
+    policy_path = train(config, tmp_path, progress_bar=False)
+    assert policy_path.is_file()
+
+
+def test_agents_that_read_the_engine_cannot_play_batched():
+    from agents.heuristic import HeuristicAgent
+
+    with pytest.raises(ValueError, match="engine state"):
+        as_batched(HeuristicAgent())

@@ -36,6 +36,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv
 from agents import BASELINES, make_agent
 from agents.base import Agent
 from agents.policy import PolicyAgent
+from spinner_env.vector import make_vec_env
 from spinner_env.wrappers import SingleAgentEnv
 from train.games import game_spec
 
@@ -180,7 +181,16 @@ def train(config: dict[str, Any], out_dir: Path | None = None, progress_bar: boo
         seed=seed,
     )
     n_envs = int(config.get("n_envs", 1))
-    vec_env = DummyVecEnv([lambda: Monitor(make_env(config, pool)) for _ in range(n_envs)])
+    if config.get("backend", "aec") == "batched":  # spinner_env.vector: Spinner, one call
+        vec_env = make_vec_env(
+            n_envs,
+            config["num_players"],
+            pool,
+            skip_forced=config.get("skip_forced", False),
+            **config.get("env", {}),
+        )
+    else:
+        vec_env = DummyVecEnv([lambda: Monitor(make_env(config, pool)) for _ in range(n_envs)])
     vec_env.seed(seed)
     model = MaskablePPO(
         "MlpPolicy",
