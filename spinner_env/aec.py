@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
+from dataclasses import asdict
 from typing import Any
 
 import gymnasium
@@ -112,29 +113,29 @@ def check_choice(name: str, value: object, choices: Sequence[str]) -> None:
 class DominoAECEnv(AECEnv, EzPickle, ABC):
     """A turn-based domino game as a PettingZoo AEC environment.
 
-    Subclasses set ``metadata``, ``encoding`` and implement :meth:`_new_game` and
-    :meth:`_render_text`. Illegal or out-of-range actions raise ValueError and leave the
-    environment unchanged; the ``env()`` constructor of each game wraps this class in
-    PettingZoo's TerminateIllegalWrapper instead.
+    Subclasses set ``metadata``, ``encoding``, ``state_class`` (the game's
+    :class:`MatchState`, built by ``state_class.new(rules, seed, hand_number)``) and
+    ``renderer`` (a ``staticmethod`` drawing a state as text), and pass their rules
+    object, whose fields are the constructor's game arguments. Illegal or out-of-range
+    actions raise ValueError and leave the environment unchanged; each game's ``env()``
+    wraps this class in :class:`ClassicWrapper` instead.
     """
 
     encoding: Encoding
+    state_class: type[MatchState]
+    renderer: Callable[[Any, int | None], str]
 
-    def __init__(
-        self,
-        num_players: int,
-        reward: str,
-        episode: str,
-        render_mode: str | None,
-        ctor_kwargs: dict[str, Any],
-    ) -> None:
-        EzPickle.__init__(self, **ctor_kwargs)
+    def __init__(self, rules: Any, reward: str, episode: str, render_mode: str | None) -> None:
+        EzPickle.__init__(
+            self, **asdict(rules), reward=reward, episode=episode, render_mode=render_mode
+        )
         super().__init__()
         check_choice("reward", reward, REWARD_SCHEMES)
         check_choice("episode", episode, EPISODES)
         if render_mode is not None:
             check_choice("render_mode", render_mode, RENDER_MODES)
-        self.num_players = num_players
+        self.rules = rules
+        self.num_players = num_players = rules.num_players
         self.reward_scheme = reward
         self.episode = episode
         self.render_mode = render_mode
@@ -157,13 +158,9 @@ class DominoAECEnv(AECEnv, EzPickle, ABC):
         self._np_random_seed: int | None = None
 
     # --------------------------------------------------------------- game hooks
-    @abstractmethod
     def _new_game(self, seed: int, hand_number: int) -> MatchState:
         """A fresh match from ``seed`` whose first hand is ``hand_number``."""
-
-    @abstractmethod
-    def _render_text(self, viewer: int | None) -> str:
-        """The game as text, showing ``viewer``'s hand (None: no hand)."""
+        return self.state_class.new(self.rules, seed=seed, hand_number=hand_number)
 
     # ----------------------------------------------------------------- spaces
     def observation_space(self, agent: str) -> spaces.Space:
@@ -180,7 +177,7 @@ class DominoAECEnv(AECEnv, EzPickle, ABC):
         game_seed = int(self.np_random.integers(2**62))
         first_hand = 0
         if self.episode == "hand":
-            first_hand = int(self.np_random.integers(self._num_hands_option()))
+            first_hand = int(self.np_random.integers(self.rules.num_hands))
         self.game = self._new_game(game_seed, first_hand)
         start = (options or {}).get("game")
         if start is not None:
@@ -206,10 +203,6 @@ class DominoAECEnv(AECEnv, EzPickle, ABC):
         if start.hand_over:
             raise ValueError("the game to start from has its hand already over")
         return start.copy()
-
-    @abstractmethod
-    def _num_hands_option(self) -> int:
-        """How many hands a match has under this env's rules (the range of hand episodes)."""
 
     def _refresh_turn(self) -> None:
         self.agent_selection = self.possible_agents[self.game.current]
@@ -290,7 +283,7 @@ class DominoAECEnv(AECEnv, EzPickle, ABC):
             gymnasium.logger.warn("render() called without a render_mode")
             return None
         viewer = None if all(self.terminations.values()) else self.game.current
-        text = self._render_text(viewer)
+        text = self.renderer(self.game, viewer)
         if self.render_mode == "human":
             print(text)
             return None

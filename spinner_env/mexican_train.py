@@ -103,7 +103,11 @@ class MexicanTrainRules:
 
     def __post_init__(self) -> None:
         MexicanTrainState.check_num_players(self.num_players)
-        if not isinstance(self.num_rounds, int) or not 1 <= self.num_rounds <= NUM_ROUNDS:
+        if (
+            isinstance(self.num_rounds, bool)
+            or not isinstance(self.num_rounds, int)
+            or not 1 <= self.num_rounds <= NUM_ROUNDS
+        ):
             raise ValueError(
                 f"num_rounds must be an integer from 1 to {NUM_ROUNDS}, got {self.num_rounds!r}"
             )
@@ -113,6 +117,11 @@ class MexicanTrainRules:
     @property
     def hand_size(self) -> int:
         return DEAL_SIZES[self.num_players]
+
+    @property
+    def num_hands(self) -> int:
+        """The match core's name for the number of rounds."""
+        return self.num_rounds
 
     @staticmethod
     def engine_value(round_number: int) -> int:

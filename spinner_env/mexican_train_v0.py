@@ -174,6 +174,8 @@ class raw_env(DominoAECEnv):
         "render_fps": 1,
     }
     encoding = ENCODING
+    state_class = MexicanTrainState
+    renderer = staticmethod(render_mexican_train)
 
     def __init__(
         self,
@@ -184,32 +186,10 @@ class raw_env(DominoAECEnv):
         episode: str = "match",
         render_mode: str | None = None,
     ) -> None:
-        self.rules = MexicanTrainRules(
+        rules = MexicanTrainRules(
             num_players=num_players, num_rounds=num_rounds, double_blank_50=double_blank_50
         )
-        super().__init__(
-            num_players,
-            reward,
-            episode,
-            render_mode,
-            ctor_kwargs=dict(
-                num_players=num_players,
-                num_rounds=num_rounds,
-                double_blank_50=double_blank_50,
-                reward=reward,
-                episode=episode,
-                render_mode=render_mode,
-            ),
-        )
-
-    def _new_game(self, seed: int, hand_number: int) -> MexicanTrainState:
-        return MexicanTrainState.new(self.rules, seed=seed, hand_number=hand_number)
-
-    def _num_hands_option(self) -> int:
-        return self.rules.num_rounds
-
-    def _render_text(self, viewer: int | None) -> str:
-        return render_mexican_train(self.game, viewer)
+        super().__init__(rules, reward, episode, render_mode)
 
 
 env = make_wrapped(raw_env)

@@ -149,6 +149,8 @@ class raw_env(DominoAECEnv):
         "render_fps": 1,
     }
     encoding = ENCODING
+    state_class = SpinnerState
+    renderer = staticmethod(render_spinner)
 
     def __init__(
         self,
@@ -161,38 +163,14 @@ class raw_env(DominoAECEnv):
         episode: str = "match",
         render_mode: str | None = None,
     ) -> None:
-        self.rules = SpinnerRules(
+        rules = SpinnerRules(
             num_players=num_players,
             num_hands=num_hands,
             draw_until_playable=draw_until_playable,
             shortened=shortened,
             seeded_first_dealer=seeded_first_dealer,
         )
-        super().__init__(
-            num_players,
-            reward,
-            episode,
-            render_mode,
-            ctor_kwargs=dict(
-                num_players=num_players,
-                num_hands=num_hands,
-                draw_until_playable=draw_until_playable,
-                shortened=shortened,
-                seeded_first_dealer=seeded_first_dealer,
-                reward=reward,
-                episode=episode,
-                render_mode=render_mode,
-            ),
-        )
-
-    def _new_game(self, seed: int, hand_number: int) -> SpinnerState:
-        return SpinnerState.new(self.rules, seed=seed, hand_number=hand_number)
-
-    def _num_hands_option(self) -> int:
-        return self.rules.num_hands
-
-    def _render_text(self, viewer: int | None) -> str:
-        return render_spinner(self.game, viewer)
+        super().__init__(rules, reward, episode, render_mode)
 
 
 env = make_wrapped(raw_env)
