@@ -31,7 +31,16 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
-from spinner_env.batched import ACTION_TILE, TILE_POINTS, BatchedSpinner, sample_legal
+from spinner_env.batched import (
+    ACTION_POINTS,
+    OPPONENT_EXTERNAL,
+    OPPONENT_GREEDY,
+    OPPONENT_RANDOM,
+    BatchedSpinner,
+    advance_to_learner,
+    sample_legal,
+    seed_compiled_rng,
+)
 from spinner_env.spinner import SpinnerRules
 from spinner_env.spinner_v0 import NUM_ACTIONS, OBSERVATION_SIZE
 
@@ -52,11 +61,6 @@ class RandomPolicy:
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         return sample_legal(mask, self.rng.random(len(mask)))
-
-
-ACTION_POINTS = np.full(NUM_ACTIONS, -1, np.int64)
-"""S1.4 points of each placement's tile; -1 for draw and pass."""
-ACTION_POINTS[ACTION_TILE >= 0] = TILE_POINTS[ACTION_TILE[ACTION_TILE >= 0]]
 
 
 class GreedyPolicy:
@@ -144,15 +148,18 @@ class LearnerBatch:
         self.num_envs = num_envs
         self.num_players = self.engine.rules.num_players
         self.skip_forced = skip_forced
-        if callable(opponents) and not callable(getattr(opponents, "act_batch", None)):
-            self._sampler: OpponentSampler | None = opponents
-            fixed = None
-        else:
-            self._sampler = None
-            fixed = as_batched(opponents)
-        self._policies: list[BatchedPolicy] = [fixed] if fixed is not None else []
+        self._policies: list[BatchedPolicy] = []
+        self._kinds = np.zeros(0, np.int64)  # OPPONENT_* of each policy
         self._policy_index: dict[int, int] = {}
+        self._sampler: OpponentSampler | None = None
+        if callable(opponents) and not callable(getattr(opponents, "act_batch", None)):
+            self._sampler = opponents
+        else:
+            self._add_policy(as_batched(opponents))  # policy 0, at every seat
         self._seat_policy = np.zeros((num_envs, self.num_players), np.int64)
+        self._seat_kind = np.full_like(self._seat_policy, OPPONENT_EXTERNAL)
+        if self._sampler is None:
+            self._seat_kind[:] = self._kinds[0]
         self.rng = np.random.default_rng()
         self.rewards = np.zeros(num_envs, np.float64)
         self.dones = np.zeros(num_envs, np.bool_)
@@ -173,6 +180,7 @@ class LearnerBatch:
         if seed is None:
             seed = int(np.random.default_rng().integers(2**62))
         self.rng = np.random.default_rng(seed)
+        seed_compiled_rng(int(self.rng.integers(2**31)))
         self.engine.reset(seed)
         self._deal_opponents(np.arange(self.num_envs))
         self.dones[:] = True  # what the opponents' first moves give belongs to no step
@@ -201,34 +209,49 @@ class LearnerBatch:
             self._deal_opponents(ended)
 
     def _advance(self) -> None:
-        """Play opponents' turns (and forced ones) until every game awaits the learner.
+        """Play the other seats (and forced turns) until every game awaits the learner.
 
-        An episode that ends before the learner's next decision in a game already done
-        this step is dealt again, unseen, as ``SingleAgentEnv.reset`` does.
+        Compiled opponents and forced moves run in :func:`advance_to_learner`; Python
+        steps in only for opponents it cannot play (torch policies) and to deal the
+        opponents of a new episode. An episode that ends before the learner's next
+        decision, in a game already done this step, is dealt again unseen, as
+        ``SingleAgentEnv.reset`` does.
         """
         engine = self.engine
         games = np.arange(self.num_envs)
         while True:
+            advance_to_learner(
+                engine.games,
+                engine.params,
+                engine._next_seed,
+                engine.out,
+                self._seat_kind,
+                self.skip_forced,
+                self.rewards,
+                self.dones,
+                self.final_obs,
+            )
+            restarted = np.flatnonzero(engine.out.done)
+            self._deal_opponents(restarted)
             current = engine.current.astype(np.int64)
-            waiting = current != engine.learner
-            forced = (engine.out.mask != 0).sum(axis=1) == 1
-            if self.skip_forced:
-                waiting |= forced
-            if not waiting.any():
+            policy_of = self._seat_policy[games, current]
+            external = (current != engine.learner) & (
+                self._seat_kind[games, current] == OPPONENT_EXTERNAL
+            )
+            if not external.any():
+                if restarted.size:
+                    continue
                 return
             actions = np.zeros(self.num_envs, np.int64)
-            policy_of = self._seat_policy[games, current]
-            for k in np.unique(policy_of[waiting & ~forced]):
-                rows = np.flatnonzero(waiting & ~forced & (policy_of == k))
+            for k in np.unique(policy_of[external]):
+                rows = np.flatnonzero(external & (policy_of == k))
                 actions[rows] = self._policies[k].act_batch(
                     engine.out.obs[rows], engine.out.mask[rows]
                 )
-            only = np.flatnonzero(waiting & forced)
-            actions[only] = np.argmax(engine.out.mask[only], axis=1)
-            self._play(actions, waiting)
+            self._play(actions, external)
 
     def _deal_opponents(self, games: np.ndarray) -> None:
-        if self._sampler is None:
+        if self._sampler is None or not games.size:
             return
         n = self.num_players
         learner = self.engine.learner
@@ -236,13 +259,23 @@ class LearnerBatch:
             chosen = self._sampler(self.rng, n - 1)
             for k, opponent in enumerate(chosen, start=1):
                 self._seat_policy[b, (learner[b] + k) % n] = self._index_of(opponent)
+        self._seat_kind[games] = self._kinds[self._seat_policy[games]]
 
     def _index_of(self, opponent: Any) -> int:
         key = id(opponent)
         if key not in self._policy_index:
             self._policy_index[key] = len(self._policies)
-            self._policies.append(as_batched(opponent))
+            self._add_policy(as_batched(opponent))
         return self._policy_index[key]
+
+    def _add_policy(self, policy: BatchedPolicy) -> None:
+        self._policies.append(policy)
+        kind = OPPONENT_EXTERNAL
+        if isinstance(policy, RandomPolicy):
+            kind = OPPONENT_RANDOM
+        elif isinstance(policy, GreedyPolicy):
+            kind = OPPONENT_GREEDY
+        self._kinds = np.append(self._kinds, kind)
 
 
 def _spaces() -> tuple[spaces.Box, spaces.Discrete]:

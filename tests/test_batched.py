@@ -248,16 +248,26 @@ def test_sample_legal_reaches_every_legal_action_and_nothing_else() -> None:
 
 
 # ---------------------------------------------------------------- the adapters
+class PythonGreedy:
+    """Greedy play from Python: an opponent the compiled loop hands back to the adapter."""
+
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        return GreedyPolicy().act_batch(obs, mask)
+
+
+@pytest.mark.parametrize("opponent", [GreedyPolicy(), PythonGreedy()], ids=["compiled", "python"])
 @pytest.mark.parametrize(
     ("num_players", "reward", "episode"),
     [(2, "hand_score", "hand"), (3, "match", "match"), (5, "hand_score", "match")],
 )
-def test_learner_batch_matches_single_agent_env(num_players: int, reward: str, episode: str):
+def test_learner_batch_matches_single_agent_env(
+    num_players: int, reward: str, episode: str, opponent: object
+):
     """Same deals, same greedy opponents, same learner moves: same obs, masks, rewards, ends."""
     rules = SpinnerRules(num_players=num_players, num_hands=2)
     num_envs, seed, learner = 3, 40, 1
     batch = LearnerBatch(
-        num_envs, rules, GreedyPolicy(), reward=reward, episode=episode, learner_seat=learner
+        num_envs, rules, opponent, reward=reward, episode=episode, learner_seat=learner
     )
     batch.reset(seed)
     singles = []

@@ -1,0 +1,110 @@
+"""MaskablePPO environment steps per second: the AEC-based wrapper vs the batched adapter.
+
+Both runs take one config's PPO settings, opponents and env arguments (``train.ppo``'s
+``make_env`` / ``make_vec_env``, as ``backend: aec`` and ``backend: batched`` build
+them) and learn for the same number of steps on one torch thread. The time is split
+into collecting rollouts (env + policy forward) and PPO updates, which the env does
+not touch. Extra batched rows keep the rollout size (``n_envs * n_steps``) and raise
+``n_envs``, which only a batched env makes cheap.
+
+    python bench/bench_ppo.py --config configs/quick.yaml --timesteps 20000
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import time
+from typing import Any
+
+import torch
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.monitor import Monitor
+from stable_baselines3.common.vec_env import DummyVecEnv
+
+from spinner_env.vector import make_vec_env
+from train.ppo import OpponentPool, load_config, make_env
+
+
+def build_env(config: dict[str, Any], backend: str) -> Any:
+    pool = OpponentPool(baselines=dict(config["opponents"]["baselines"]), seed=0)
+    n_envs = int(config["n_envs"])
+    if backend == "batched":
+        return make_vec_env(
+            n_envs,
+            config["num_players"],
+            pool,
+            skip_forced=config.get("skip_forced", False),
+            **config.get("env", {}),
+        )
+    return DummyVecEnv([lambda: Monitor(make_env(config, pool)) for _ in range(n_envs)])
+
+
+def steps_per_second(config: dict[str, Any], backend: str, timesteps: int) -> dict[str, float]:
+    """Learn ``timesteps`` steps; the rates overall and of rollout collection alone."""
+    env = build_env(config, backend)
+    env.seed(0)
+    model = MaskablePPO("MlpPolicy", env, seed=0, device="cpu", verbose=0, **config["ppo"])
+    update_time = 0.0
+    update = model.train
+
+    def timed_update() -> None:
+        nonlocal update_time
+        start = time.perf_counter()
+        update()
+        update_time += time.perf_counter() - start
+
+    model.train = timed_update
+    start = time.perf_counter()
+    model.learn(total_timesteps=timesteps)
+    total = time.perf_counter() - start
+    steps = model.num_timesteps
+    return {
+        "steps": steps,
+        "steps_per_s": steps / total,
+        "rollout_steps_per_s": steps / (total - update_time),
+        "update_share": update_time / total,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--config", default="configs/quick.yaml")
+    parser.add_argument("--timesteps", type=int, default=20_000)
+    parser.add_argument(
+        "--opponents",
+        nargs="*",
+        default=["random", "greedy"],
+        help="the pool's baselines, equal weights (the batched env plays these, not heuristic)",
+    )
+    parser.add_argument("--batched-n-envs", type=int, nargs="*", default=[64, 256])
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    config = load_config(args.config)
+    config["opponents"] = {"baselines": dict.fromkeys(args.opponents, 1.0)}
+    rollout = int(config["n_envs"]) * int(config["ppo"]["n_steps"])
+
+    runs: list[tuple[str, str, dict[str, Any]]] = [
+        ("aec", f"AEC SingleAgentEnv, n_envs={config['n_envs']}", config),
+        ("batched", f"batched, n_envs={config['n_envs']}", config),
+    ]
+    for n_envs in args.batched_n_envs:
+        wide = copy.deepcopy(config)
+        wide["n_envs"] = n_envs
+        wide["ppo"]["n_steps"] = max(1, rollout // n_envs)
+        runs.append(("batched", f"batched, n_envs={n_envs} n_steps={rollout // n_envs}", wide))
+
+    print(f"config {args.config}, opponents {args.opponents}, {args.timesteps} steps per run")
+    print(f"{'env':<38} {'steps/s':>9} {'rollout steps/s':>16} {'update share':>13} {'x AEC':>6}")
+    base = None
+    for backend, label, run_config in runs:
+        stats = steps_per_second(run_config, backend, args.timesteps)
+        base = base or stats["steps_per_s"]
+        print(
+            f"{label:<38} {stats['steps_per_s']:>9,.0f} {stats['rollout_steps_per_s']:>16,.0f} "
+            f"{stats['update_share']:>13.0%} {stats['steps_per_s'] / base:>6.1f}"
+        )
+
+
+if __name__ == "__main__":
+    main()
