@@ -139,3 +139,11 @@ def test_make_agent_names_baselines_and_rejects_unknown_specs(tmp_path):
     untrained_policy_agent().policy.save(str(path))
     loaded = make_agent(str(path))
     assert isinstance(loaded, PolicyAgent) and loaded.name == "tiny"
+
+
+def test_the_numpy_forward_pass_matches_torch():
+    agent = untrained_policy_agent()
+    obs = np.random.default_rng(0).random(spinner_v0.OBSERVATION_SIZE, dtype=np.float32)
+    fast = agent.logits(obs)
+    agent._layers = None  # the torch path
+    np.testing.assert_allclose(fast, agent.logits(obs), rtol=1e-5, atol=1e-5)
