@@ -9,19 +9,23 @@ random legal actions and reads an observation and an action mask at every decisi
 4. OpenSpiel's ``python_block_dominoes`` (``pip install -e .[bench]``), with
    ``observation_tensor`` and ``legal_actions_mask`` at every decision.
 
-Each row's rate is then given as a multiple of rows 3 and 4; the peak memory per game of
-the batched engine at B = 8192 closes the table.
+Each row is the median of a few runs, given as a multiple of rows 3 and 4 and also per
+second of this process's CPU time (what one core does when the machine is shared with
+other jobs); the peak memory per game of the batched engine at B = 8192 closes the table.
 
-    python bench/bench_speed.py                  # 2 players, 5 s per row
-    python bench/bench_speed.py --players 4 --seconds 10
+    python bench/bench_speed.py                  # 2 players, median of 3 runs of 3 s
+    python bench/bench_speed.py --players 4 --seconds 10 --repeats 5
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import time
 import tracemalloc
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from bench_aec import random_play_rate
@@ -46,7 +50,7 @@ def batched_rate(num_players: int, num_games: int, seconds: float, seed: int = 0
         decisions += num_games
         episodes += int(step.done.sum())
     elapsed = time.perf_counter() - start
-    return {"decisions_per_s": decisions / elapsed, "episodes": episodes}
+    return {"decisions_per_s": decisions / elapsed, "decisions": decisions, "episodes": episodes}
 
 
 def open_spiel_rate(seconds: float, seed: int = 0) -> dict | None:
@@ -75,7 +79,7 @@ def open_spiel_rate(seconds: float, seed: int = 0) -> dict | None:
             decisions += 1
         episodes += 1
     elapsed = time.perf_counter() - start
-    return {"decisions_per_s": decisions / elapsed, "episodes": episodes}
+    return {"decisions_per_s": decisions / elapsed, "decisions": decisions, "episodes": episodes}
 
 
 def peak_bytes_per_game(num_players: int, num_games: int, steps: int = 200) -> tuple[float, float]:
@@ -95,35 +99,56 @@ def peak_bytes_per_game(num_players: int, num_games: int, steps: int = 200) -> t
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, default=2)
-    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--seconds", type=float, default=3.0, help="per run")
+    parser.add_argument("--repeats", type=int, default=3, help="runs per row (median kept)")
     args = parser.parse_args()
     from pettingzoo.classic import connect_four_v3
 
     from spinner_env import spinner_v0
 
-    rows: list[tuple[str, float]] = []
-    aec = random_play_rate(lambda: spinner_v0.env(num_players=args.players), args.seconds)
-    rows.append((f"spinner_v0 AEC ({args.players}p)", aec["decisions_per_s"]))
+    def aec_env(num_players: int) -> Any:
+        return spinner_v0.env(num_players=num_players)
+
+    rows: list[tuple[str, float, float]] = []  # name, decisions per wall s, per CPU s
+
+    def measure(name: str, run: Callable[[], dict | None]) -> None:
+        """The median of ``--repeats`` runs, in decisions per wall second and per CPU second."""
+        walls, per_cpu = [], []
+        for _ in range(args.repeats):
+            cpu = time.process_time()
+            stats = run()
+            cpu = time.process_time() - cpu
+            if stats is None:
+                rows.append((name, math.nan, math.nan))
+                return
+            walls.append(stats["decisions_per_s"])
+            per_cpu.append(stats["decisions"] / cpu)
+        rows.append((name, float(np.median(walls)), float(np.median(per_cpu))))
+
+    n, seconds = args.players, args.seconds
+    measure(f"spinner_v0 AEC ({n}p)", lambda: random_play_rate(lambda: aec_env(n), seconds))
     for b in BATCH_SIZES:
-        stats = batched_rate(args.players, b, args.seconds)
-        rows.append((f"batched B={b} ({args.players}p)", stats["decisions_per_s"]))
-    c4 = random_play_rate(connect_four_v3.env, args.seconds)["decisions_per_s"]
-    rows.append(("connect_four_v3 AEC", c4))
-    os_stats = open_spiel_rate(args.seconds)
-    dominoes = os_stats["decisions_per_s"] if os_stats else float("nan")
-    rows.append(("open_spiel python_block_dominoes", dominoes))
+        measure(f"batched B={b} ({n}p)", lambda b=b: batched_rate(n, b, seconds))
+    measure("connect_four_v3 AEC", lambda: random_play_rate(connect_four_v3.env, seconds))
+    measure("open_spiel python_block_dominoes", lambda: open_spiel_rate(seconds))
+    c4, dominoes = rows[-2][1], rows[-1][1]
 
     print(f"cpu: {os.cpu_count()} logical, load average {os.getloadavg()[0]:.1f}")
-    print(f"{'env':<34} {'decisions/s':>13} {'x connect4':>11} {'x dominoes':>11}")
-    for name, rate in rows:
-        print(f"{name:<34} {rate:>13,.0f} {rate / c4:>11.2f} {rate / dominoes:>11.2f}")
-    if os_stats is None:
-        print("(open_spiel is not installed: pip install -e '.[bench]')")
-    batched_8192 = rows[len(BATCH_SIZES)][1]
-    print(f"batched B=8192 / spinner_v0 AEC: {batched_8192 / aec['decisions_per_s']:.0f}x")
-    peak, held = peak_bytes_per_game(args.players, BATCH_SIZES[-1])
     print(
-        f"batched B=8192 memory per game: {held:,.0f} bytes held (state + outputs), "
+        f"{'env':<34} {'decisions/s':>13} {'x connect4':>11} {'x dominoes':>11} {'per CPU s':>13}"
+    )
+    for name, rate, per_cpu in rows:
+        print(
+            f"{name:<34} {rate:>13,.0f} {rate / c4:>11.2f} {rate / dominoes:>11.2f} "
+            f"{per_cpu:>13,.0f}"
+        )
+    if math.isnan(dominoes):
+        print("(open_spiel is not installed: pip install -e '.[bench]')")
+    largest = BATCH_SIZES[-1]
+    print(f"batched B={largest} / spinner_v0 AEC: {rows[len(BATCH_SIZES)][1] / rows[0][1]:.0f}x")
+    peak, held = peak_bytes_per_game(args.players, largest)
+    print(
+        f"batched B={largest} memory per game: {held:,.0f} bytes held (state + outputs), "
         f"{peak:,.0f} bytes traced peak while stepping"
     )
 
