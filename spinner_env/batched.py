@@ -114,7 +114,7 @@ LEARNER_DRAW = -3
 
 GAME = np.dtype(
     [
-        ("hands", np.uint8, (MAX_PLAYERS, NUM_TILES)),  # hands[seat, tile]: 1 if held
+        ("hands", np.int8, (MAX_PLAYERS, NUM_TILES)),  # the tiles held: hands[seat, :size]
         ("hand_sizes", np.int8, (MAX_PLAYERS,)),
         ("deck", np.int8, (NUM_TILES,)),  # the hand's shuffled order (S2.4) ...
         ("top", np.int8),  # ... the boneyard is deck[top:], top first
@@ -236,11 +236,9 @@ def _open_hand(game: np.record, p: Params) -> None:
     n = p.num_players
     k = p.hand_size
     _shuffle_range(game.deck, NUM_TILES, game.seed, game.hand_number)
-    game.hands[:, :] = 0
     game.hand_sizes[:] = 0
     for seat in range(n):
-        for i in range(seat * k, (seat + 1) * k):
-            game.hands[seat, game.deck[i]] = 1
+        game.hands[seat, :k] = game.deck[seat * k : (seat + 1) * k]
         game.hand_sizes[seat] = k
     game.top = n * k
     game.placed[:] = 0
@@ -265,15 +263,13 @@ def _open_hand(game: np.record, p: Params) -> None:
         while True:
             tile = game.deck[game.top]
             game.top += 1
-            game.hands[seat, tile] = 1
-            game.hand_sizes[seat] += 1
+            _take(game, seat, tile)
             if tile == DOUBLE_OF[d] or tile == _SPINNER_DOUBLE:
                 set_tile = tile
                 setter = seat
                 break
             seat = (seat + 1) % n
-    game.hands[setter, set_tile] = 0
-    game.hand_sizes[setter] -= 1
+    _give_up(game, setter, set_tile)
     game.placed[set_tile] = 1
     game.unfilled_value[0] = d if set_tile == _SPINNER_DOUBLE else TILE_LOW[set_tile]  # S3.4
     game.unfilled_arms[0] = 2
@@ -284,9 +280,27 @@ def _open_hand(game: np.record, p: Params) -> None:
 @njit(cache=True)
 def _holder(game: np.record, n: int, tile: int) -> int:
     for seat in range(n):
-        if game.hands[seat, tile]:
-            return seat
+        for i in range(game.hand_sizes[seat]):
+            if game.hands[seat, i] == tile:
+                return seat
     return -1
+
+
+@njit(cache=True)
+def _take(game: np.record, seat: int, tile: int) -> None:
+    game.hands[seat, game.hand_sizes[seat]] = tile
+    game.hand_sizes[seat] += 1
+
+
+@njit(cache=True)
+def _give_up(game: np.record, seat: int, tile: int) -> None:
+    """Take a held tile out of the hand (the last tile fills its place: order is free)."""
+    last = game.hand_sizes[seat] - 1
+    for i in range(last + 1):
+        if game.hands[seat, i] == tile:
+            game.hands[seat, i] = game.hands[seat, last]
+            break
+    game.hand_sizes[seat] = last
 
 
 # ------------------------------------------------------------------ the turn (S4-S6)
@@ -307,12 +321,13 @@ def _playable_ends(game: np.record) -> int:
 def _legal_mask(game: np.record, p: Params, mask: np.ndarray) -> None:
     """S6.1-S6.3: the placements if any, else draw, else pass."""
     mask[:] = 0
-    hand = game.hands[game.current]
+    seat = game.current
     ends = _playable_ends(game)
     can_place = False
-    for t in range(NUM_TILES):
+    for i in range(game.hand_sizes[seat]):
+        t = game.hands[seat, i]
         fits = ends & TILE_FITS[t]
-        if fits and hand[t]:
+        if fits:
             can_place = True
             while fits:
                 end = LOWEST_BIT[fits]
@@ -332,8 +347,9 @@ def _observe(game: np.record, p: Params, seat: int, in_play: bool, obs: np.ndarr
     """``SpinnerEncoding.observation`` of seat (seats relative to it, padded to 8)."""
     n = p.num_players
     obs[:] = 0.0
+    for i in range(game.hand_sizes[seat]):
+        obs[_HAND + game.hands[seat, i]] = 1.0
     for t in range(NUM_TILES):
-        obs[_HAND + t] = game.hands[seat, t]
         obs[_PLACED + t] = game.placed[t]
     ends = _playable_ends(game)
     for v in range(NUM_VALUES):
@@ -376,8 +392,7 @@ def _play(game: np.record, p: Params, action: int) -> bool:
     seat = game.current
     if action == DRAW_ACTION:  # S6.2
         _mark_voids(game, seat)
-        game.hands[seat, game.deck[game.top]] = 1
-        game.hand_sizes[seat] += 1
+        _take(game, seat, game.deck[game.top])
         game.top += 1
         game.drew = 1
         return False
@@ -390,8 +405,7 @@ def _play(game: np.record, p: Params, action: int) -> bool:
         game.drew = 0
         return False
     tile = ACTION_TILE[action]
-    game.hands[seat, tile] = 0
-    game.hand_sizes[seat] -= 1
+    _give_up(game, seat, tile)
     game.placed[tile] = 1
     count = game.num_unfilled
     if count > 0:  # S5.1, S5.3: the oldest unfilled double takes the placement
@@ -424,9 +438,8 @@ def _finish_hand(game: np.record, p: Params, next_seed: np.ndarray, out: BatchSt
     n = p.num_players
     points = np.zeros(n, np.int64)
     for seat in range(n):
-        for t in range(NUM_TILES):
-            if game.hands[seat, t]:
-                points[seat] += TILE_POINTS[t]
+        for i in range(game.hand_sizes[seat]):
+            points[seat] += TILE_POINTS[game.hands[seat, i]]
     winner = game.current  # the player who placed their last tile (S6.4) ...
     if game.hand_sizes[winner] > 0:  # ... else the fewest points, ties to the lowest seat
         winner = 0
