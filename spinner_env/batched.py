@@ -118,7 +118,8 @@ GAME = np.dtype(
         ("hand_sizes", np.int8, (MAX_PLAYERS,)),
         ("deck", np.int8, (NUM_TILES,)),  # the hand's shuffled order (S2.4) ...
         ("top", np.int8),  # ... the boneyard is deck[top:], top first
-        ("placed", np.uint8, (NUM_TILES,)),  # 1 for each tile on the layout
+        ("layout", np.int8, (NUM_TILES,)),  # the tiles on the layout, in the order placed
+        ("layout_size", np.int8),
         ("free_ends", np.int8, (NUM_VALUES,)),  # open ends by value, outside unfilled doubles
         ("unfilled_value", np.int8, (MAX_UNFILLED,)),  # unfilled doubles, oldest first (S5.2)
         ("unfilled_arms", np.int8, (MAX_UNFILLED,)),
@@ -241,7 +242,7 @@ def _open_hand(game: np.record, p: Params) -> None:
         game.hands[seat, :k] = game.deck[seat * k : (seat + 1) * k]
         game.hand_sizes[seat] = k
     game.top = n * k
-    game.placed[:] = 0
+    game.layout_size = 0
     game.free_ends[:] = 0
     game.voids[:, :] = 0
     game.passes_in_row = 0
@@ -270,7 +271,7 @@ def _open_hand(game: np.record, p: Params) -> None:
                 break
             seat = (seat + 1) % n
     _give_up(game, setter, set_tile)
-    game.placed[set_tile] = 1
+    _lay(game, set_tile)
     game.unfilled_value[0] = d if set_tile == _SPINNER_DOUBLE else TILE_LOW[set_tile]  # S3.4
     game.unfilled_arms[0] = 2
     game.num_unfilled = 1
@@ -290,6 +291,12 @@ def _holder(game: np.record, n: int, tile: int) -> int:
 def _take(game: np.record, seat: int, tile: int) -> None:
     game.hands[seat, game.hand_sizes[seat]] = tile
     game.hand_sizes[seat] += 1
+
+
+@njit(cache=True)
+def _lay(game: np.record, tile: int) -> None:
+    game.layout[game.layout_size] = tile
+    game.layout_size += 1
 
 
 @njit(cache=True)
@@ -349,8 +356,8 @@ def _observe(game: np.record, p: Params, seat: int, in_play: bool, obs: np.ndarr
     obs[:] = 0.0
     for i in range(game.hand_sizes[seat]):
         obs[_HAND + game.hands[seat, i]] = 1.0
-    for t in range(NUM_TILES):
-        obs[_PLACED + t] = game.placed[t]
+    for i in range(game.layout_size):
+        obs[_PLACED + game.layout[i]] = 1.0
     ends = _playable_ends(game)
     for v in range(NUM_VALUES):
         obs[_FREE + v] = game.free_ends[v]
@@ -406,7 +413,7 @@ def _play(game: np.record, p: Params, action: int) -> bool:
         return False
     tile = ACTION_TILE[action]
     _give_up(game, seat, tile)
-    game.placed[tile] = 1
+    _lay(game, tile)
     count = game.num_unfilled
     if count > 0:  # S5.1, S5.3: the oldest unfilled double takes the placement
         game.unfilled_arms[0] -= 1
