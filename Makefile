@@ -26,7 +26,9 @@ demo: $(STAMP)
 	$(PY) -m spinner_env.demo --players 4
 
 bench: $(STAMP)
+	$(PIP) install -q -e ".[bench]"
 	$(PY) bench/bench_aec.py
+	$(PY) bench/bench_speed.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis
