@@ -81,6 +81,7 @@ def test_seeds_reproduce_a_tournament():
 def test_lineups_round_robin_when_more_agents_than_seats():
     assert lineups_of(2, 2) == [(0, 1)]
     assert lineups_of(3, 2) == [(0, 1), (0, 2), (1, 2)]
+    assert lineups_of(3, 2, first_only=True) == [(0, 1), (0, 2)]
     with pytest.raises(ValueError, match="more than once"):
         lineups_of(2, 3)
 

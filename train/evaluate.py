@@ -4,8 +4,9 @@
         --matches 2000 --out results/eval_2p
 
 With as many agents as seats, they play one lineup; with more agents than seats, every
-combination of them plays (a round robin of pairs with 2 players). Name an agent twice to
-seat it twice (``--agents runs/x.zip heuristic heuristic heuristic --players 4``).
+combination of them plays (a round robin of pairs with 2 players; ``--first-only``: only the
+lineups with the first agent). Name an agent twice to seat it twice
+(``--agents runs/x.zip heuristic heuristic heuristic --players 4``).
 
 Duplicate deals: every deal (one seed: the shuffles of all the match's hands) is played
 once per rotation of the lineup around the table, so each agent holds each seat's cards
@@ -257,8 +258,11 @@ def _fmt_num(e: Estimate) -> str:
     return f"{e.mean:6.2f} [{e.low:6.2f}, {e.high:6.2f}]"
 
 
-def lineups_of(num_agents: int, num_players: int) -> list[tuple[int, ...]]:
-    """One lineup of all agents if they fill the table, else every combination of them."""
+def lineups_of(
+    num_agents: int, num_players: int, first_only: bool = False
+) -> list[tuple[int, ...]]:
+    """One lineup of all agents if they fill the table, else every combination of them
+    (only those with the first agent if ``first_only``)."""
     if num_agents < num_players:
         raise ValueError(
             f"{num_agents} agents for {num_players} seats: name an agent more than once "
@@ -266,7 +270,8 @@ def lineups_of(num_agents: int, num_players: int) -> list[tuple[int, ...]]:
         )
     if num_agents == num_players:
         return [tuple(range(num_agents))]
-    return list(itertools.combinations(range(num_agents), num_players))
+    lineups = itertools.combinations(range(num_agents), num_players)
+    return [lineup for lineup in lineups if not first_only or 0 in lineup]
 
 
 def tournament(
@@ -277,6 +282,7 @@ def tournament(
     game: str = "spinner",
     rules: dict[str, Any] | None = None,
     progress: bool = True,
+    first_only: bool = False,
 ) -> Report:
     """Play ``matches`` matches (rounded up to whole deals) for each lineup, and sum up.
 
@@ -285,7 +291,7 @@ def tournament(
     """
     spec = game_spec(game)
     deals = max(1, math.ceil(matches / num_players))
-    lineups = lineups_of(len(agents), num_players)
+    lineups = lineups_of(len(agents), num_players, first_only)
     per_deal: list[dict[str, dict[str, float]]] = []
     pair_deal: list[dict[tuple[str, str], float]] = []
     with tqdm(total=len(lineups) * deals * num_players, unit="match", disable=not progress) as bar:
@@ -329,6 +335,11 @@ def main(argv: Sequence[str] | None = None) -> Report:
     parser.add_argument("--game", default="spinner")
     parser.add_argument("--num-hands", type=int, default=None, help="hands per match (S2.2)")
     parser.add_argument("--out", type=Path, default=None, help="write OUT.json and OUT.png")
+    parser.add_argument(
+        "--first-only",
+        action="store_true",
+        help="with more agents than seats, only the lineups with the first agent",
+    )
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
 
@@ -342,7 +353,14 @@ def main(argv: Sequence[str] | None = None) -> Report:
             raise SystemExit(f"two different agents are named {agent.name!r}: rename a file")
     rules = {} if args.num_hands is None else {"num_hands": args.num_hands}
     report = tournament(
-        agents, args.players, args.matches, args.seed, args.game, rules, not args.no_progress
+        agents,
+        args.players,
+        args.matches,
+        args.seed,
+        args.game,
+        rules,
+        not args.no_progress,
+        args.first_only,
     )
     report.command = "python -m train.evaluate " + " ".join(
         argv if argv is not None else __import__("sys").argv[1:]
