@@ -95,8 +95,8 @@ def test_command_line_prints_a_table_and_writes_json_and_png(tmp_path, capsys):
             "greedy",
             "--matches",
             "4",
-            "--num-hands",
-            "1",
+            "--rule",
+            "num_hands=1",
             "--out",
             str(out),
             "--no-progress",
@@ -107,3 +107,16 @@ def test_command_line_prints_a_table_and_writes_json_and_png(tmp_path, capsys):
     data = json.loads(out.with_suffix(".json").read_text())
     assert data["matches"] == 4 and set(data["agents"]) == {"random", "greedy"}
     assert out.with_suffix(".png").stat().st_size > 0
+
+
+def test_games_other_than_spinner_play_by_name():
+    """Mexican Train through the same evaluator, with the game-agnostic baselines."""
+    report = tournament(
+        [RandomAgent(), GreedyAgent()],
+        2,
+        2,
+        game="mexican_train",
+        rules={"num_rounds": 1},
+        progress=False,
+    )
+    assert report.game == "mexican_train" and report.matches == 2

@@ -109,3 +109,17 @@ def test_an_illegal_action_ends_the_episode_with_a_penalty():
 def test_opponent_lists_must_fill_the_other_seats():
     with pytest.raises(ValueError, match="3 seats"):
         SingleAgentEnv(spinner_v0.raw_env(num_players=4), [RandomAgent(), RandomAgent()])
+
+
+def test_the_wrapper_serves_mexican_train_too():
+    """Game-agnostic: Mexican Train (M-rules) through the same wrapper and baselines."""
+    from spinner_env import mexican_train_v0
+
+    env = SingleAgentEnv(
+        mexican_train_v0.raw_env(num_players=3, num_rounds=1), GreedyAgent(), skip_forced=True
+    )
+    check_env(env)
+    rewards, _, info = play_episode(env, np.random.default_rng(0), seed=1)
+    assert sum(rewards) == pytest.approx(
+        zero_sum_outcome(env.raw.game.totals)[info["learner_seat"]]
+    )

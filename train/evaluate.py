@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import yaml
 from tqdm import tqdm
 
 from agents import make_agent
@@ -333,7 +334,13 @@ def main(argv: Sequence[str] | None = None) -> Report:
     parser.add_argument("--matches", type=int, default=200, help="matches per lineup")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--game", default="spinner")
-    parser.add_argument("--num-hands", type=int, default=None, help="hands per match (S2.2)")
+    parser.add_argument(
+        "--rule",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="an env argument, repeatable: num_hands=3 (Spinner), num_rounds=2 (Mexican Train)",
+    )
     parser.add_argument("--out", type=Path, default=None, help="write OUT.json and OUT.png")
     parser.add_argument(
         "--first-only",
@@ -351,7 +358,12 @@ def main(argv: Sequence[str] | None = None) -> Report:
     for spec, agent in zip(args.agents, agents, strict=True):
         if seen.setdefault(agent.name, spec) != spec:
             raise SystemExit(f"two different agents are named {agent.name!r}: rename a file")
-    rules = {} if args.num_hands is None else {"num_hands": args.num_hands}
+    rules = {}
+    for item in args.rule:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise SystemExit(f"--rule {item!r}: expected KEY=VALUE")
+        rules[key] = yaml.safe_load(value)
     report = tournament(
         agents,
         args.players,
