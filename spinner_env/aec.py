@@ -207,8 +207,9 @@ class DominoAECEnv(AECEnv, EzPickle, ABC):
     def _refresh_turn(self) -> None:
         self.agent_selection = self.possible_agents[self.game.current]
         action_of = self.encoding.action_of
+        legal = [action_of(move) for move in self.game.legal_moves()]
         self._mask[:] = 0
-        self._mask[[action_of(move) for move in self.game.legal_moves()]] = 1
+        self._mask[np.fromiter(legal, np.intp, len(legal))] = 1
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat_of[agent]
@@ -350,6 +351,10 @@ class ClassicWrapper(OrderEnforcingWrapper):
         if not self._has_reset:
             EnvLogger.error_observe_before_reset()
         return self.env.observe(agent)
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict]:
+        self._require_reset("last")
+        return self.env.last(observe)
 
     def step(self, action: Any) -> None:
         if not self._has_reset:

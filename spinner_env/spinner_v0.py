@@ -107,7 +107,7 @@ class SpinnerEncoding(Encoding):
         if not game.hand_over:
             ones.append(_TO_ACT + (game.current - seat) % n)
         ones.append(_HAND_NUMBER + game.hand_number)
-        obs[ones] = 1.0
+        obs[np.fromiter(ones, np.intp, len(ones))] = 1.0  # faster than indexing by the list
         obs[_FREE : _FREE + NUM_VALUES] = game.free_ends
         obs[_SIZES : _SIZES + n] = [len(game.hands[other]) for other in order]
         obs[_TOTALS : _TOTALS + n] = [game.totals[other] / 100.0 for other in order]
