@@ -229,7 +229,10 @@ class DominoAECEnv(AECEnv, EzPickle, ABC):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        move = self._checked_move(action)
+        self._play(agent, self._checked_move(action))
+
+    def _play(self, agent: str, move: Any) -> None:
+        """Play a legal move of the acting ``agent`` and settle rewards and the next turn."""
         self._cumulative_rewards[agent] = 0.0
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self.game.play_legal(move)
@@ -382,7 +385,7 @@ class ClassicWrapper(OrderEnforcingWrapper):
             env._accumulate_rewards()
             env._deads_step_first()
         else:
-            env.step(action)
+            env._play(agent, env.encoding.actions[action])  # in range and legal: checked here
 
 
 def _in_range(action: Any, num_actions: int) -> bool:
