@@ -116,7 +116,8 @@ class DominoAECEnv(AECEnv, EzPickle, ABC):
     Subclasses set ``metadata``, ``encoding``, ``state_class`` (the game's
     :class:`MatchState`, built by ``state_class.new(rules, seed, hand_number)``) and
     ``renderer`` (a ``staticmethod`` drawing a state as text), and pass their rules
-    object, whose fields are the constructor's game arguments. Illegal or out-of-range
+    object, whose fields are the constructor's game arguments, and any other keyword
+    arguments they were given (``unknown``: rejected with a ValueError). Illegal or out-of-range
     actions raise ValueError and leave the environment unchanged; each game's ``env()``
     wraps this class in :class:`ClassicWrapper` instead.
     """
@@ -125,7 +126,20 @@ class DominoAECEnv(AECEnv, EzPickle, ABC):
     state_class: type[MatchState]
     renderer: Callable[[Any, int | None], str]
 
-    def __init__(self, rules: Any, reward: str, episode: str, render_mode: str | None) -> None:
+    def __init__(
+        self,
+        rules: Any,
+        reward: str,
+        episode: str,
+        render_mode: str | None,
+        unknown: dict[str, Any],
+    ) -> None:
+        if unknown:
+            known = [*asdict(rules), "reward", "episode", "render_mode"]
+            raise ValueError(
+                f"unknown argument(s) {', '.join(sorted(unknown))} for "
+                f"{self.metadata['name']}; it takes {', '.join(known)}"
+            )
         EzPickle.__init__(
             self, **asdict(rules), reward=reward, episode=episode, render_mode=render_mode
         )

@@ -19,6 +19,8 @@ and padded to 8 players, as in ``spinner_v0``.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from spinner_env.aec import DominoAECEnv, Encoding, layout_slices, make_wrapped
@@ -185,11 +187,12 @@ class raw_env(DominoAECEnv):
         reward: str = "match",
         episode: str = "match",
         render_mode: str | None = None,
+        **unknown: Any,
     ) -> None:
         rules = MexicanTrainRules(
             num_players=num_players, num_rounds=num_rounds, double_blank_50=double_blank_50
         )
-        super().__init__(rules, reward, episode, render_mode)
+        super().__init__(rules, reward, episode, render_mode, unknown)
 
 
 env = make_wrapped(raw_env)

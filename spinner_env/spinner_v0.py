@@ -16,6 +16,8 @@ the observer and padded to 8 players, so one policy fits every player count.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from spinner_env.aec import DominoAECEnv, Encoding, layout_slices, make_wrapped
@@ -162,6 +164,7 @@ class raw_env(DominoAECEnv):
         reward: str = "match",
         episode: str = "match",
         render_mode: str | None = None,
+        **unknown: Any,
     ) -> None:
         rules = SpinnerRules(
             num_players=num_players,
@@ -170,7 +173,7 @@ class raw_env(DominoAECEnv):
             shortened=shortened,
             seeded_first_dealer=seeded_first_dealer,
         )
-        super().__init__(rules, reward, episode, render_mode)
+        super().__init__(rules, reward, episode, render_mode, unknown)
 
 
 env = make_wrapped(raw_env)

@@ -305,7 +305,7 @@ def test_wrapped_env_ends_the_game_on_an_illegal_action():
 def test_bad_constructor_arguments_are_rejected(kwargs, message):
     with pytest.raises(ValueError, match=message):
         mexican_train_v0.raw_env(**kwargs)
-    with pytest.raises(TypeError):
+    with pytest.raises(ValueError, match=r"unknown argument.*num_hands"):
         mexican_train_v0.raw_env(num_hands=3)
 
 
