@@ -13,9 +13,11 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from spinner_env import spinner_v0
 from spinner_env.match import DRAW, PASS
 from spinner_env.spinner import Place, SpinnerRules, SpinnerState
 
@@ -246,6 +248,34 @@ def test_shown_voids_are_true(game: Game) -> None:
             passed_on.pop(state.current, None)
 
     play_match(state, rng, play, hand_end=lambda _: passed_on.clear())
+
+
+@FAST
+@given(games(), st.sampled_from(["match", "hand"]))
+def test_env_mask_is_the_rules_reading(game: Game, episode: str) -> None:
+    """S4-S6 through spinner_v0: the acting agent's mask is exactly the legal set."""
+    rules = game.rules
+    env = spinner_v0.raw_env(
+        num_players=rules.num_players,
+        num_hands=rules.num_hands,
+        draw_until_playable=rules.draw_until_playable,
+        shortened=rules.shortened,
+        seeded_first_dealer=rules.seeded_first_dealer,
+        episode=episode,
+    )
+    env.reset(seed=game.seed % 2**32)
+    rng = random.Random(game.move_seed)
+    drew, hand = False, env.game.hand_number
+    while not all(env.terminations.values()):
+        mask = env.observe(env.agent_selection)["action_mask"]
+        expected = {spinner_v0.move_to_action(m) for m in rules_reading(env.game, drew)}
+        assert set(np.flatnonzero(mask).tolist()) == expected
+        action = rng.choice(sorted(expected))
+        seat = env.game.current
+        env.step(action)
+        same_turn = env.game.current == seat and env.game.hand_number == hand
+        drew = action == spinner_v0.DRAW_ACTION and same_turn
+        hand = env.game.hand_number
 
 
 @FAST
