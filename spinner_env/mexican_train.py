@@ -31,7 +31,7 @@ environment's action ids and observations do. The readings this module settles:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar
 
 from spinner_env.match import DRAW, PASS, Draw, MatchState, Pass, shuffled
@@ -367,11 +367,7 @@ class MexicanTrainState(MatchState):
         """The full state as JSON-ready data; :meth:`from_dict` reads it back."""
         data = self._common_dict()
         data.update(
-            rules={
-                "num_players": self.rules.num_players,
-                "num_rounds": self.rules.num_rounds,
-                "double_blank_50": self.rules.double_blank_50,
-            },
+            rules=asdict(self.rules),
             trains=[
                 {"tiles": [str(t) for t in train.tiles], "marker": train.marker}
                 for train in self.trains

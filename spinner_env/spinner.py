@@ -12,7 +12,7 @@ value, and the unfilled doubles (S5) oldest first with the arms each has left.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar
 
 from spinner_env.match import DRAW, PASS, Draw, MatchState, Pass, shuffled
@@ -342,13 +342,7 @@ class SpinnerState(MatchState):
         """The full state as JSON-ready data; :meth:`from_dict` reads it back."""
         data = self._common_dict()
         data.update(
-            rules={
-                "num_players": self.rules.num_players,
-                "num_hands": self.rules.num_hands,
-                "draw_until_playable": self.rules.draw_until_playable,
-                "shortened": self.rules.shortened,
-                "seeded_first_dealer": self.rules.seeded_first_dealer,
-            },
+            rules=asdict(self.rules),
             dealer=self.dealer,
             layout=[
                 {"seat": p.seat, "tile": str(p.tile), "end": p.end, "opens": p.opens}
