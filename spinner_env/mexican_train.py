@@ -271,6 +271,8 @@ class MexicanTrainState(MatchState):
         self._reset_hand([order[seat * k : (seat + 1) * k] for seat in range(n)], order[n * k :])
         self.trains = [Train([], self.engine_value) for _ in range(n + 1)]  # M3.1
         self.unsatisfied = []
+        # M5.5: a round that ended on a double leaves no extra placement to the next.
+        self.extra_placement = False
         self.current = self.hand_number % n
 
     # ------------------------------------------------------------- the trains

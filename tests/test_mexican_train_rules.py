@@ -402,6 +402,8 @@ def test_m5_5_a_double_as_last_tile_ends_the_round_at_once():
     assert state.hand_over and state.legal_moves() == []
     result = state.results[-1]
     assert result.winner == 0 and not result.blocked and result.points == (0, 1)
+    state.start_next_hand()
+    assert not state.extra_placement  # the next round starts with no extra placement
 
 
 # --------------------------------------------------------------------------- M6
