@@ -12,6 +12,7 @@ from agents.base import GameView
 from agents.policy import PolicyAgent
 from spinner_env import spinner_v0
 from spinner_env.spinner import ALL_TILES, S, SpinnerRules, SpinnerState
+from train.evaluate import tournament
 
 
 def untrained_policy_agent(seed: int = 0) -> PolicyAgent:
@@ -147,3 +148,11 @@ def test_the_numpy_forward_pass_matches_torch():
     fast = agent.logits(obs)
     agent._layers = None  # the torch path
     np.testing.assert_allclose(fast, agent.logits(obs), rtol=1e-5, atol=1e-5)
+
+
+def test_the_committed_checkpoint_loads_and_plays_legally():
+    """The 2-player policy shipped in agents/checkpoints plays without training first."""
+    agent = make_agent("checkpoint")
+    assert isinstance(agent, PolicyAgent) and agent.name == "spinner_2p"
+    report = tournament([agent, RandomAgent()], 2, 2, rules={"num_hands": 2}, progress=False)
+    assert report.matches == 2
