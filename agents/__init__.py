@@ -1,7 +1,8 @@
 """Agents for the suite's games, all behind one interface (:class:`agents.base.Agent`).
 
-``make_agent(spec)`` builds one from a name (``random``, ``greedy``, ``heuristic``) or
-a checkpoint path (``.zip`` model or ``.pt`` policy from ``train.ppo``).
+``make_agent(spec)`` builds one from a name (``random``, ``greedy``, ``heuristic``),
+``checkpoint`` (the committed 2-player Spinner policy, ``checkpoints/spinner_2p.pt``) or a
+checkpoint path (``.zip`` model or ``.pt`` policy from ``train.ppo``).
 """
 
 from __future__ import annotations
