@@ -22,6 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.base import Agent, EngineView
+from agents.mexican_train_heuristic import MexicanTrainHeuristicAgent, MexicanTrainWeights
+from spinner_env.mexican_train import MexicanTrainState
 from spinner_env.spinner import DOUBLE_SPINNER, Place, S, SpinnerState, SpinnerTile, tile_points
 
 
@@ -47,23 +49,36 @@ class HeuristicWeights:
 
 
 class HeuristicAgent(Agent):
-    """The strongest hand-written Spinner player of the suite (see the module docstring)."""
+    """The strongest hand-written player of the suite (see the module docstring).
+
+    It plays Spinner as described above, and Mexican Train by
+    :class:`agents.mexican_train_heuristic.MexicanTrainHeuristicAgent`, so the name
+    ``heuristic`` serves both games.
+    """
 
     name = "heuristic"
     needs_view = True
     needs_observation = False
 
-    def __init__(self, seed: int | None = None, weights: HeuristicWeights | None = None) -> None:
+    def __init__(
+        self,
+        seed: int | None = None,
+        weights: HeuristicWeights | None = None,
+        mexican_train_weights: MexicanTrainWeights | None = None,
+    ) -> None:
         super().__init__(seed)
         self.weights = weights or HeuristicWeights()
+        self._mexican_train = MexicanTrainHeuristicAgent(seed, mexican_train_weights)
 
     def choose(
         self, observation: np.ndarray | None, legal: np.ndarray, view: EngineView | None
     ) -> int:
         view = self._view(view)
         game = view.game
+        if isinstance(game, MexicanTrainState):
+            return self._mexican_train.choose(observation, legal, view)
         if not isinstance(game, SpinnerState):
-            raise ValueError("the heuristic agent plays Spinner only")
+            raise ValueError(f"the heuristic agent does not play {type(game).__name__}")
         hand = _HandCounts(game.hands[game.current])
         move_of = view.encoding.move_of
         scores = [self.score(game, move_of(int(a)), hand) for a in legal]

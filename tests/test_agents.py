@@ -10,7 +10,8 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from agents import GreedyAgent, HeuristicAgent, RandomAgent, make_agent
 from agents.base import GameView
 from agents.policy import PolicyAgent
-from spinner_env import spinner_v0
+from spinner_env import mexican_train_v0, spinner_v0
+from spinner_env.mexican_train import MexicanTile, MexicanTrainRules, MexicanTrainState
 from spinner_env.spinner import ALL_TILES, S, SpinnerRules, SpinnerState
 from train.evaluate import tournament
 
@@ -156,3 +157,51 @@ def test_the_committed_checkpoint_loads_and_plays_legally():
     assert isinstance(agent, PolicyAgent) and agent.name == "spinner_2p"
     report = tournament([agent, RandomAgent()], 2, 2, rules={"num_hands": 2}, progress=False)
     assert report.matches == 2
+
+
+@pytest.mark.parametrize("num_players", [2, 4, 8])
+def test_agents_choose_only_legal_actions_in_mexican_train(num_players):
+    """M2.1: the baselines (heuristic included) play Mexican Train from any seat."""
+    env = mexican_train_v0.raw_env(num_players=num_players, num_rounds=2)
+    pool = [RandomAgent(seed=1), GreedyAgent(), HeuristicAgent()]
+    env.reset(seed=num_players)
+    seats = {agent: pool[i % len(pool)] for i, agent in enumerate(env.agents)}
+    decisions = 0
+    for name in env.agent_iter():
+        obs, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        mask = obs["action_mask"]
+        action = seats[name].act(obs["observation"], mask, env)
+        assert mask[action] == 1
+        decisions += int(mask.sum() > 1)
+        env.step(action)
+    assert decisions > 0
+
+
+def mexican_decision(hands: list[str], trains: list[str], **kwargs) -> str:
+    named = {MexicanTile.parse(t) for t in " ".join([*hands, *trains]).split()}
+    engine = MexicanTile.of(12, 12)
+    rest = [t for t in MexicanTile.all_tiles() if t not in named and t is not engine]
+    game = MexicanTrainState.from_position(
+        hands, rest, MexicanTrainRules(num_players=len(hands)), trains=trains, **kwargs
+    )
+    view = GameView(game, mexican_train_v0.ENCODING)
+    return decide(HeuristicAgent(), view)
+
+
+def test_mexican_train_heuristic_plays_a_double_it_can_follow():
+    """M5.2: on an own train open at 4, the double 4-4, which 4-9 can then satisfy with
+    the extra placement, comes before the heavier 4-9."""
+    move = mexican_decision(["4-4 4-9 0-1 0-2", "0-3 0-5 0-6 0-7"], ["12-4", "", ""])
+    assert move == "4-4 on own train"
+
+
+def test_mexican_train_heuristic_lifts_its_own_marker():
+    """M3.4: with its own train marked, the same tile goes on the own train, not the
+    Mexican train, since that reopens every train to a placement of ours."""
+    move = mexican_decision(
+        ["5-6 0-1 0-2 0-3", "0-4 0-7 0-8 0-9"], ["12-5", "", "12-6"], markers=[0]
+    )
+    assert move == "5-6 on own train"

@@ -1,0 +1,104 @@
+"""A hand-written Mexican Train player built on what good players do (rules: M1-M7).
+
+Every legal placement gets a score, and the best is played:
+
+- dump weight: the tile's points (M1.3, ``0-0`` at 50 under ``double_blank_50``), weighted
+  more as the opponents run out of tiles, so heavy tiles leave the hand first (M6.2);
+- keep the own train for later: other players may only use it while it carries a
+  marker (M3.3), so a placement elsewhere (the Mexican train, a marked train) keeps the
+  own train's options for the turns when nothing else fits; but lifting one's own marker
+  (M3.4) reopens every other train to a placement of ours;
+- doubles: a double earns another placement (M5.2), worth most when we hold a tile that
+  satisfies it ourselves; a double we cannot follow binds the next player (M5.3), a trap
+  when that player was shown void in its value (``game.voids``);
+- ends: after a placement prefer the open end we hold more tiles for on our own train,
+  and one the next player is void in on any train they may use.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from agents.base import Agent, EngineView
+from spinner_env.mexican_train import MEXICAN, NUM_VALUES, MexicanTrainState, Place
+
+
+@dataclass(frozen=True)
+class MexicanTrainWeights:
+    """How much each consideration counts, in points-of-tile units."""
+
+    points: float = 1.0
+    late_points: float = 1.5
+    """Extra weight on points as the smallest opposing hand shrinks to one tile."""
+    late_hand_size: int = 5
+    own_train: float = -3.0
+    """Placing on the own train while it is unmarked (it is ours alone to extend)."""
+    lift_marker: float = 6.0
+    double_followed: float = 10.0
+    """Playing a double we hold a tile to satisfy with the extra placement (M5.2)."""
+    double_trap: float = 8.0
+    """Playing a double the next player was shown void in, that we cannot follow."""
+    own_end_fits: float = 1.5
+    """Per tile kept that fits the own train's new open end (at most 3 counted)."""
+    end_void_next: float = 3.0
+
+
+class MexicanTrainHeuristicAgent(Agent):
+    """The strongest hand-written Mexican Train player of the suite (module docstring)."""
+
+    name = "heuristic"
+    needs_view = True
+    needs_observation = False
+
+    def __init__(self, seed: int | None = None, weights: MexicanTrainWeights | None = None) -> None:
+        super().__init__(seed)
+        self.weights = weights or MexicanTrainWeights()
+
+    def choose(
+        self, observation: np.ndarray | None, legal: np.ndarray, view: EngineView | None
+    ) -> int:
+        view = self._view(view)
+        game = view.game
+        if not isinstance(game, MexicanTrainState):
+            raise ValueError("the Mexican Train heuristic plays Mexican Train only")
+        fits = _fits_by_value(game)
+        move_of = view.encoding.move_of
+        scores = [self.score(game, move_of(int(a)), fits) for a in legal]
+        return int(legal[int(np.argmax(scores))])
+
+    def score(self, game: MexicanTrainState, move: Place, fits: list[int]) -> float:
+        """How good placing ``move`` is for the seat to act (higher is better)."""
+        w = self.weights
+        me, n = game.current, game.num_players
+        hand = game.hands[me]
+        tile = move.tile
+        if len(hand) == 1:
+            return float("inf")  # going out wins the round (M6.1)
+        smallest_opposing = min(len(game.hands[s]) for s in range(n) if s != me)
+        lateness = max(0, w.late_hand_size + 1 - smallest_opposing) / w.late_hand_size
+        score = game.tile_points(tile) * (w.points + w.late_points * lateness)
+        train = game.absolute_train(move.train)
+        opens = tile.other(game.trains[train].open_end)
+        next_seat = (me + 1) % n
+        if train == me:
+            score += w.lift_marker if game.trains[me].marker else w.own_train
+            kept_fitting = fits[opens] - tile.has(opens)
+            score += w.own_end_fits * min(3, kept_fitting)
+        if tile.is_double:
+            if fits[opens] - 1 > 0:
+                score += w.double_followed
+            elif opens in game.voids[next_seat]:
+                score += w.double_trap
+        elif opens in game.voids[next_seat] and (
+            train in (MEXICAN, next_seat) or game.trains[train].marker
+        ):
+            score += w.end_void_next
+        return score
+
+
+def _fits_by_value(game: MexicanTrainState) -> list[int]:
+    """For each end value, how many tiles of the hand to act could go on it (M3.2)."""
+    hand = game.hands[game.current]
+    return [sum(1 for t in hand if t.has(v)) for v in range(NUM_VALUES)]
