@@ -54,6 +54,27 @@ def test_a_smoke_run_saves_a_checkpoint_that_loads_and_plays(tmp_path):
         assert report.matches == 4
 
 
+def test_a_mexican_train_smoke_run_trains_and_plays(tmp_path):
+    """The same commands serve Mexican Train, selected by ``game`` in the config."""
+    config = tiny_config(
+        game="mexican_train",
+        num_players=4,
+        env={"num_rounds": 1, "reward": "hand_score", "episode": "hand"},
+        eval={"every": 128, "matches": 1, "against": ["heuristic"]},
+    )
+    policy_path = train(config, tmp_path, progress_bar=False)
+    agent = make_agent(str(policy_path))
+    report = tournament(
+        [agent, RandomAgent(), RandomAgent(), RandomAgent()],
+        4,
+        4,
+        game="mexican_train",
+        rules={"num_rounds": 1},
+        progress=False,
+    )
+    assert report.matches == 4
+
+
 def test_the_same_seed_trains_the_same_weights(tmp_path):
     config = tiny_config(total_timesteps=128, eval={})
     first = train(config, tmp_path / "a", progress_bar=False)
@@ -77,7 +98,7 @@ def test_the_pool_keeps_the_latest_snapshots_and_draws_by_weight():
 
 
 def test_shipped_configs_load(tmp_path):
-    for name in ("quick", "spinner_2p", "spinner_4p"):
+    for name in ("quick", "spinner_2p", "spinner_4p", "mexican_train_4p"):
         config = load_config(f"configs/{name}.yaml")
         assert config["num_players"] in (2, 4)
     path = tmp_path / "c.yaml"
