@@ -55,9 +55,15 @@ class Encoding(ABC):
         self.num_actions = len(self.actions)
         self.game_name = game_name
         self._action_ids = {move: action for action, move in enumerate(self.actions)}
+        # The engines hand out these very move objects, which live as long as the table,
+        # so their ids are theirs alone: looking up the id skips hashing a dataclass.
+        self._action_ids_by_identity = {id(m): action for action, m in enumerate(self.actions)}
 
     def action_of(self, move: Any) -> int:
         """The action id of a move; ValueError if the game has no such move."""
+        action = self._action_ids_by_identity.get(id(move))
+        if action is not None:
+            return action
         try:
             return self._action_ids[move]
         except (KeyError, TypeError):
@@ -168,7 +174,7 @@ class DominoAECEnv(AECEnv, EzPickle, ABC):
         self.action_spaces = dict.fromkeys(self.possible_agents, act_space)
         self.state_space = spaces.Box(-np.inf, np.inf, (enc.state_size,), np.float32)
         self.game: Any = None
-        self._mask = np.zeros(enc.num_actions, np.int8)
+        self._legal_ids: frozenset[int] = frozenset()
         self._np_random_seed: int | None = None
 
     # --------------------------------------------------------------- game hooks
@@ -221,14 +227,14 @@ class DominoAECEnv(AECEnv, EzPickle, ABC):
     def _refresh_turn(self) -> None:
         self.agent_selection = self.possible_agents[self.game.current]
         action_of = self.encoding.action_of
-        legal = [action_of(move) for move in self.game.legal_moves()]
-        self._mask[:] = 0
-        self._mask[np.fromiter(legal, np.intp, len(legal))] = 1
+        self._legal_ids = frozenset([action_of(move) for move in self.game.legal_moves()])
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat_of[agent]
         acting = agent == self.agent_selection and not self.terminations.get(agent, True)
-        mask = self._mask.copy() if acting else np.zeros_like(self._mask)
+        mask = np.zeros(self.encoding.num_actions, np.int8)
+        if acting:
+            mask[np.fromiter(self._legal_ids, np.intp, len(self._legal_ids))] = 1
         return {"observation": self.encoding.observation(self.game, seat), "action_mask": mask}
 
     def state(self) -> np.ndarray:
@@ -236,7 +242,7 @@ class DominoAECEnv(AECEnv, EzPickle, ABC):
 
     def legal_actions(self) -> list[int]:
         """The action ids the acting agent may take now."""
-        return [int(a) for a in np.flatnonzero(self._mask)]
+        return sorted(self._legal_ids)
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -268,7 +274,7 @@ class DominoAECEnv(AECEnv, EzPickle, ABC):
                 f"action {action} is out of range: "
                 f"ids run from 0 to {self.encoding.num_actions - 1}"
             )
-        if not self._mask[action]:
+        if action not in self._legal_ids:
             raise ValueError(
                 f"action {action} ({self.encoding.move_of(action)}) is illegal for "
                 f"{self.agent_selection}; legal ids: {self.legal_actions()}"
@@ -389,7 +395,7 @@ class ClassicWrapper(OrderEnforcingWrapper):
         )
         if dead:
             env._was_dead_step(action)
-        elif not env._mask[action]:
+        elif action not in env._legal_ids:
             EnvLogger.warn_on_illegal_move()
             env._cumulative_rewards[agent] = 0
             env.terminations = dict.fromkeys(env.agents, True)

@@ -289,7 +289,7 @@ class SpinnerState(MatchState):
         """The end values a placement may go on now (S5.1, S5.2: oldest unfilled double first)."""
         if self.unfilled:
             return [self.unfilled[0].value]
-        return [v for v in range(NUM_VALUES) if self.free_ends[v]]
+        return [value for value, count in enumerate(self.free_ends) if count]
 
     def placements(self) -> list[Place]:
         ends = self.playable_ends()

@@ -95,13 +95,17 @@ class SpinnerEncoding(Encoding):
     def observation(self, game: SpinnerState, seat: int) -> np.ndarray:
         obs = np.zeros(OBSERVATION_SIZE, np.float32)
         n = game.num_players
-        order = [(seat + rel) % n for rel in range(n)]
-        # Every 0/1 feature is set by one fancy-index assignment: this runs every decision.
+        order = [*range(seat, n), *range(seat)]  # seats clockwise from the observer
+        # This runs every decision: every 0/1 feature is set by one fancy-index assignment,
+        # from as few comprehensions as will do.
         ones = [t.index for t in game.hands[seat]]
         ones += [_PLACED + p.tile.index for p in game.layout]
         ones += [_PLAYABLE + end for end in game.playable_ends()]
-        for rel, other in enumerate(order):
-            ones += [_VOIDS + rel * NUM_VALUES + value for value in game.voids[other]]
+        ones += [
+            _VOIDS + rel * NUM_VALUES + value
+            for rel, other in enumerate(order)
+            for value in game.voids[other]
+        ]
         for i, double in enumerate(game.unfilled[:MAX_UNFILLED]):
             base = _UNFILLED + i * (NUM_VALUES + 1)
             ones.append(base + double.value)
