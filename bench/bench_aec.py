@@ -17,6 +17,31 @@ import numpy as np
 from pettingzoo import AECEnv
 
 
+def play_episode(env: AECEnv, rng: np.random.Generator) -> int:
+    """One whole episode of masked random play; returns the number of decisions."""
+    env.reset(seed=int(rng.integers(2**31)))
+    decisions = 0
+    for _agent in env.agent_iter():
+        obs, _reward, termination, truncation, _info = env.last()
+        if termination or truncation:
+            env.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        env.step(int(legal[rng.integers(len(legal))]))
+        decisions += 1
+    return decisions
+
+
+def play_decisions(make_env: Callable[[], AECEnv], at_least: int, seed: int = 0) -> int:
+    """Whole episodes until at least ``at_least`` decisions; returns how many were made."""
+    env = make_env()
+    rng = np.random.default_rng(seed)
+    decisions = 0
+    while decisions < at_least:
+        decisions += play_episode(env, rng)
+    return decisions
+
+
 def random_play_rate(make_env: Callable[[], AECEnv], seconds: float, seed: int = 0) -> dict:
     """Play whole episodes with masked random actions for about ``seconds``."""
     env = make_env()
@@ -25,15 +50,7 @@ def random_play_rate(make_env: Callable[[], AECEnv], seconds: float, seed: int =
     start = time.perf_counter()
     deadline = start + seconds
     while time.perf_counter() < deadline:
-        env.reset(seed=int(rng.integers(2**31)))
-        for _agent in env.agent_iter():
-            obs, _reward, termination, truncation, _info = env.last()
-            if termination or truncation:
-                env.step(None)
-                continue
-            legal = np.flatnonzero(obs["action_mask"])
-            env.step(int(legal[rng.integers(len(legal))]))
-            decisions += 1
+        decisions += play_episode(env, rng)
         episodes += 1
     elapsed = time.perf_counter() - start
     env.close()

@@ -1,0 +1,83 @@
+"""Instructions per decision of the AEC random-play loop, counted by valgrind's callgrind.
+
+Wall-clock rates on a shared machine move by tens of percent from run to run; an
+instruction count barely moves, so this is how to compare two versions of the loop, or
+``spinner_v0`` with ``connect_four_v3``, on a busy machine. It runs the loop of
+``bench_aec.py`` for 0 and for N decisions under callgrind and divides the difference by N
+(so imports and start-up cancel out). Needs valgrind (``apt-get install valgrind``).
+
+    python bench/instructions.py                    # spinner_v0 (2 players) and connect_four_v3
+    python bench/instructions.py --decisions 5000 --players 4
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+LOOP = """
+import sys
+import numpy as np
+sys.path.insert(0, {bench!r})
+from bench_aec import play_decisions
+{make}
+print(play_decisions(make_env, {decisions}))
+"""
+
+ENVS = {
+    "spinner_v0": "from spinner_env import spinner_v0\n"
+    "make_env = lambda: spinner_v0.env(num_players={players})",
+    "connect_four_v3": "from pettingzoo.classic import connect_four_v3\n"
+    "make_env = connect_four_v3.env",
+}
+
+
+def instructions(env: str, decisions: int, players: int) -> tuple[int, int]:
+    """Instructions callgrind counts for a whole process playing whole episodes until
+    at least ``decisions``, and the number of decisions it made."""
+    script = LOOP.format(
+        bench=str(Path(__file__).parent),
+        make=ENVS[env].format(players=players),
+        decisions=decisions,
+    )
+    result = subprocess.run(
+        [
+            "valgrind",
+            "--tool=callgrind",
+            "--callgrind-out-file=/dev/null",
+            sys.executable,
+            "-c",
+            script,
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONHASHSEED": "0"},
+        check=True,
+    )
+    match = re.search(r"Collected : (\d+)", result.stderr)
+    if match is None:
+        raise RuntimeError(f"callgrind printed no total:\n{result.stderr[-2000:]}")
+    return int(match[1]), int(result.stdout.split()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--decisions", type=int, default=3000)
+    parser.add_argument("--players", type=int, default=2)
+    args = parser.parse_args()
+    per_decision = {}
+    for env in ENVS:
+        start_up, _ = instructions(env, 0, args.players)
+        total, made = instructions(env, args.decisions, args.players)
+        per_decision[env] = (total - start_up) / made
+        print(f"{env:<16} {per_decision[env]:>10,.0f} instructions per decision")
+    ratio = per_decision["connect_four_v3"] / per_decision["spinner_v0"]
+    print(f"spinner_v0 does a decision in 1/{ratio:.2f} of connect_four_v3's instructions")
+
+
+if __name__ == "__main__":
+    main()
