@@ -34,18 +34,24 @@ def test_agents_choose_only_legal_actions_at_every_player_count(num_players):
     for episode in range(2):
         env.reset(seed=100 * num_players + episode)
         seats = {agent: pool[(i + episode) % len(pool)] for i, agent in enumerate(env.agents)}
-        decisions = 0
-        for name in env.agent_iter():
-            obs, _, terminated, truncated, _ = env.last()
-            if terminated or truncated:
-                env.step(None)
-                continue
-            mask = obs["action_mask"]
-            action = seats[name].act(obs["observation"], mask, env)
-            assert mask[action] == 1
-            decisions += int(mask.sum() > 1)
-            env.step(action)
-        assert decisions > 0
+        assert play_checking_legality(env, seats) > 0
+
+
+def play_checking_legality(env, seats: dict) -> int:
+    """Play the episode with ``seats[agent]``; every action must be in the mask (the raw
+    env would raise anyway). Returns the number of real decisions (two or more legal)."""
+    decisions = 0
+    for name in env.agent_iter():
+        obs, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        mask = obs["action_mask"]
+        action = seats[name].act(obs["observation"], mask, env)
+        assert mask[action] == 1
+        decisions += int(mask.sum() > 1)
+        env.step(action)
+    return decisions
 
 
 def test_agents_that_read_the_engine_say_so():
@@ -166,18 +172,7 @@ def test_agents_choose_only_legal_actions_in_mexican_train(num_players):
     pool = [RandomAgent(seed=1), GreedyAgent(), HeuristicAgent()]
     env.reset(seed=num_players)
     seats = {agent: pool[i % len(pool)] for i, agent in enumerate(env.agents)}
-    decisions = 0
-    for name in env.agent_iter():
-        obs, _, terminated, truncated, _ = env.last()
-        if terminated or truncated:
-            env.step(None)
-            continue
-        mask = obs["action_mask"]
-        action = seats[name].act(obs["observation"], mask, env)
-        assert mask[action] == 1
-        decisions += int(mask.sum() > 1)
-        env.step(action)
-    assert decisions > 0
+    assert play_checking_legality(env, seats) > 0
 
 
 def mexican_decision(hands: list[str], trains: list[str], **kwargs) -> str:
