@@ -3,15 +3,17 @@
 Every decision reads the observation and mask with ``env.last()`` and picks a uniformly
 random legal action, over full matches, as a user's training or evaluation loop would.
 
-    python bench/bench_aec.py                 # spinner_v0, 2, 4 and 8 players
-    python bench/bench_aec.py --players 4 --seconds 10
+    python bench/bench_aec.py                 # spinner_v0 and mexican_train_v0, 2, 4, 8 players
+    python bench/bench_aec.py --games spinner_v0 --players 4 --seconds 10
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import time
 from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 from pettingzoo import AECEnv
@@ -66,15 +68,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, nargs="*", default=[2, 4, 8])
     parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--games", nargs="*", default=list(GAMES), choices=GAMES)
     args = parser.parse_args()
-    from spinner_env import spinner_v0
+    print(f"{'env':<17} {'players':>7} {'decisions/s':>12} {'matches':>8}")
+    for name in args.games:
+        env_module = importlib.import_module(f"spinner_env.{name}")
+        for n in args.players:
+            stats = random_play_rate(partial(env_module.env, num_players=n), args.seconds)
+            rate, matches = stats["decisions_per_s"], stats["episodes"]
+            print(f"{name:<17} {n:>7} {rate:>12,.0f} {matches:>8}")
 
-    print(f"{'env':<12} {'players':>7} {'decisions/s':>12} {'matches':>8}")
-    for n in args.players:
-        stats = random_play_rate(lambda n=n: spinner_v0.env(num_players=n), args.seconds)
-        print(
-            f"{'spinner_v0':<12} {n:>7} {stats['decisions_per_s']:>12,.0f} {stats['episodes']:>8}"
-        )
+
+GAMES = ("spinner_v0", "mexican_train_v0")
 
 
 if __name__ == "__main__":
