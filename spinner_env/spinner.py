@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar
 
 from spinner_env.match import DRAW, PASS, Draw, MatchState, Pass, shuffled
-from spinner_env.tiles import Tile
+from spinner_env.tiles import Tile, parse_tiles
 
 S = 10
 """S1.3: the wild spinner symbol as an end value (so that S1.4 points are a plain sum)."""
@@ -166,7 +166,7 @@ class SpinnerState(MatchState):
         _check_hand_number(rules, hand_number)
         n = rules.num_players
         dealer = shuffled(list(range(n)), seed, -1)[0] if rules.seeded_first_dealer else 0
-        state = cls._blank(rules, seed, hand_number=hand_number, dealer=dealer, totals=[0] * n)
+        state = cls._undealt(seed, hand_number, [0] * n, rules=rules, dealer=dealer)
         state._open_hand()
         return state
 
@@ -190,8 +190,8 @@ class SpinnerState(MatchState):
         """
         rules = rules or SpinnerRules(num_players=len(hands))
         n = rules.num_players
-        hands_t = [_tiles(h) for h in hands]
-        boneyard_t = _tiles(boneyard)
+        hands_t = [parse_tiles(SpinnerTile, h) for h in hands]
+        boneyard_t = parse_tiles(SpinnerTile, boneyard)
         if len(hands_t) != n:
             raise ValueError(f"{len(hands_t)} hands given for {n} players")
         for seat, hand in enumerate(hands_t):
@@ -207,15 +207,9 @@ class SpinnerState(MatchState):
         totals = list(totals) if totals is not None else [0] * n
         if len(totals) != n:
             raise ValueError(f"{len(totals)} match totals given for {n} players")
-        state = cls._blank(rules, seed, hand_number, dealer, totals)
+        state = cls._undealt(seed, hand_number, totals, rules=rules, dealer=dealer)
         state._set_up(hands_t, boneyard_t)
         return state
-
-    @classmethod
-    def _blank(
-        cls, rules: SpinnerRules, seed: int, hand_number: int, dealer: int, totals: list[int]
-    ) -> SpinnerState:
-        return cls._undealt(seed, hand_number, totals, rules=rules, dealer=dealer)
 
     # --------------------------------------------------------------- the hand
     @property
@@ -394,12 +388,6 @@ def _check_hand_number(rules: SpinnerRules, hand_number: int) -> None:
         raise ValueError(
             f"hand_number must be from 0 to {rules.num_hands - 1}, got {hand_number!r}"
         )
-
-
-def _tiles(tiles: list[Any] | str) -> list[SpinnerTile]:
-    if isinstance(tiles, str):
-        tiles = tiles.replace(",", " ").split()
-    return [t if isinstance(t, SpinnerTile) else parse(t) for t in tiles]
 
 
 __all__ = [
