@@ -47,6 +47,14 @@ class HeuristicWeights:
     open_void_next: float = 4.0
     open_wild: float = 5.0
 
+    def as_array(self) -> np.ndarray:
+        """The weights as the batched engine's compiled heuristic reads them (float64, in
+        the order of ``spinner_env.batched_heuristic.WEIGHT_NAMES``)."""
+        # Imported here: the compiled engine needs numba (the train extra), the agent does not.
+        from spinner_env.batched_heuristic import WEIGHT_NAMES
+
+        return np.array([getattr(self, name) for name in WEIGHT_NAMES], np.float64)
+
 
 class HeuristicAgent(Agent):
     """The strongest hand-written player of the suite (see the module docstring).

@@ -9,6 +9,8 @@ observation (S1-S7 as implemented by ``spinner_env.spinner``). The adapters of
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -16,12 +18,14 @@ from hypothesis import strategies as st
 from sb3_contrib import MaskablePPO
 
 from agents.baselines import GreedyAgent
+from agents.heuristic import HeuristicAgent, HeuristicWeights
 from spinner_env import spinner_v0
 from spinner_env.batched import (
     FIRST_HAND_DRAW,
     GAME,
     LEARNER_DRAW,
     BatchedSpinner,
+    BatchStep,
     sample_legal,
 )
 from spinner_env.match import shuffled
@@ -69,8 +73,10 @@ def play_side_by_side(
     decisions: int,
     learner_seat: int | None = 0,
     min_episodes: int = 0,
+    choose: Callable[[BatchedSpinner, BatchStep, list], np.ndarray] | None = None,
 ) -> int:
-    """Play both engines with the same random actions; return the episodes finished."""
+    """Play both engines with the same random actions (or ``choose(engine, step, envs)``'s);
+    return the episodes finished."""
     n = rules.num_players
     engine = BatchedSpinner(
         num_games, rules, reward=reward, episode=episode, learner_seat=learner_seat
@@ -102,7 +108,10 @@ def play_side_by_side(
             view = env.observe(env.agent_selection)
             np.testing.assert_array_equal(step.mask[b], view["action_mask"])
             np.testing.assert_array_equal(step.obs[b], view["observation"])
-        actions = sample_legal(step.mask, rng.random(num_games))
+        if choose is None:
+            actions = sample_legal(step.mask, rng.random(num_games))
+        else:
+            actions = choose(engine, step, envs)
         step = engine.step(actions)
         made += 1
         for b, env in enumerate(envs):
@@ -255,25 +264,40 @@ class PythonGreedy:
         return GreedyPolicy().act_batch(obs, mask)
 
 
-@pytest.mark.parametrize("opponent", [GreedyPolicy(), PythonGreedy()], ids=["compiled", "python"])
+# Two weight sets at alternate seats: one pool, two compiled heuristic kinds.
+HEURISTICS = [HeuristicAgent(), HeuristicAgent(weights=HeuristicWeights(points=0.5, double=9.0))]
+
+
+@pytest.mark.parametrize(
+    ("opponent", "agents"),
+    [(GreedyPolicy(), [GreedyAgent()]), (PythonGreedy(), [GreedyAgent()]), (None, HEURISTICS)],
+    ids=["compiled", "python", "heuristics"],
+)
 @pytest.mark.parametrize(
     ("num_players", "reward", "episode"),
     [(2, "hand_score", "hand"), (3, "match", "match"), (5, "hand_score", "match")],
 )
 def test_learner_batch_matches_single_agent_env(
-    num_players: int, reward: str, episode: str, opponent: object
+    num_players: int, reward: str, episode: str, opponent: object, agents: list
 ):
-    """Same deals, same greedy opponents, same learner moves: same obs, masks, rewards, ends."""
+    """Same deals, same opponents (the batch's ``opponent``, else the ``agents`` seated in
+    turn), same learner moves: same obs, masks, rewards, ends."""
     rules = SpinnerRules(num_players=num_players, num_hands=2)
     num_envs, seed, learner = 3, 40, 1
+    seated = [agents[k % len(agents)] for k in range(num_players - 1)]
     batch = LearnerBatch(
-        num_envs, rules, opponent, reward=reward, episode=episode, learner_seat=learner
+        num_envs,
+        rules,
+        opponent or (lambda rng, count: seated),
+        reward=reward,
+        episode=episode,
+        learner_seat=learner,
     )
     batch.reset(seed)
     singles = []
     for b in range(num_envs):
         aec = SeededEnv(num_players=num_players, num_hands=2, reward=reward, episode=episode)
-        env = SingleAgentEnv(aec, GreedyAgent(), learner_seat=learner)
+        env = SingleAgentEnv(aec, seated, learner_seat=learner)
         aec._game_args = (seed + b, first_hand(rules, episode, seed + b))
         env.reset(seed=0)
         singles.append(env)
@@ -338,7 +362,8 @@ def test_gymnasium_vector_env_same_step_autoreset():
 
 
 def test_train_ppo_backend_batched_trains_with_snapshot_opponents(tmp_path):
-    """``backend: batched`` in a train.ppo config; snapshots play as batched torch policies."""
+    """``backend: batched`` in a train.ppo config; the heuristic plays compiled, snapshots
+    as batched torch policies."""
     config = {
         "name": "smoke_batched",
         "num_players": 2,
@@ -354,7 +379,7 @@ def test_train_ppo_backend_batched_trains_with_snapshot_opponents(tmp_path):
             "policy_kwargs": {"net_arch": [32]},
         },
         "opponents": {
-            "baselines": {"random": 1, "greedy": 1},
+            "baselines": {"random": 1, "greedy": 1, "heuristic": 1},
             "snapshot_weight": 2,
             "snapshot_every": 256,
         },
@@ -363,8 +388,8 @@ def test_train_ppo_backend_batched_trains_with_snapshot_opponents(tmp_path):
     assert policy_path.is_file()
 
 
-def test_agents_that_read_the_engine_cannot_play_batched():
-    from agents.heuristic import HeuristicAgent
+def test_agents_without_a_batched_policy_cannot_play_batched():
+    from agents.mexican_train_heuristic import MexicanTrainHeuristicAgent
 
-    with pytest.raises(ValueError, match="engine state"):
-        as_batched(HeuristicAgent())
+    with pytest.raises(ValueError, match="no batched policy"):
+        as_batched(MexicanTrainHeuristicAgent())

@@ -1,0 +1,79 @@
+"""The compiled heuristic decides as ``agents.HeuristicAgent`` does, decision by decision.
+
+Batched games are shadowed by ``spinner_v0.raw_env`` games dealt from the same seeds
+(``play_side_by_side`` of ``tests/test_batched.py``); at every decision the compiled
+choice, read from the game record and from the observation, must be the agent's on the
+reference engine (its scores: S1.4 points, S4.4 doubles, S5.1 arms, S4.2 wild ends, S8
+voids). The adapters play heuristic opponents as ``SingleAgentEnv`` does
+(``test_learner_batch_matches_single_agent_env``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields
+
+import numpy as np
+import pytest
+from test_batched import play_side_by_side
+
+from agents.heuristic import HeuristicAgent, HeuristicWeights
+from spinner_env.batched import BatchedSpinner, BatchStep, sample_legal
+from spinner_env.batched_heuristic import (
+    WEIGHT_NAMES,
+    heuristic_actions,
+    heuristic_actions_from_obs,
+)
+from spinner_env.spinner import SpinnerRules
+from spinner_env.vector import HeuristicPolicy, as_batched
+
+WEIGHT_SETS = {
+    "default": HeuristicWeights(),
+    # Whole numbers everywhere: many equal scores, so the first-maximum rule is exercised.
+    "ties": HeuristicWeights(*([1.0, 1.0, 2] + [1.0] * 7)),
+    "odd": HeuristicWeights(0.3, 2.7, 7, -1.25, 3.1, 0.45, 5.5, 0.1, 9.0, -2.0),
+}
+
+
+def test_weight_names_are_the_heuristic_weights_fields() -> None:
+    assert sorted(WEIGHT_NAMES) == sorted(f.name for f in fields(HeuristicWeights))
+    weights = WEIGHT_SETS["odd"]
+    assert weights.as_array().tolist() == [getattr(weights, n) for n in WEIGHT_NAMES]
+
+
+@pytest.mark.parametrize("weights", WEIGHT_SETS.values(), ids=WEIGHT_SETS.keys())
+@pytest.mark.parametrize("num_players", [2, 3, 4, 8])
+def test_compiled_heuristic_chooses_as_the_agent(
+    num_players: int, weights: HeuristicWeights
+) -> None:
+    """Every decision of hand episodes (all hand numbers, S2.2), the game played on by the
+    heuristic itself with a random move one time in three, for positions of every kind."""
+    rules = SpinnerRules(num_players=num_players, draw_until_playable=num_players == 4)
+    agent = HeuristicAgent(weights=weights)
+    w = weights.as_array()
+    rng = np.random.default_rng(num_players)
+    choices = 0
+
+    def choose(engine: BatchedSpinner, step: BatchStep, envs: list) -> np.ndarray:
+        nonlocal choices
+        compiled = heuristic_actions(engine.games, num_players, step.mask, w)
+        from_obs = heuristic_actions_from_obs(step.obs, step.mask, w)
+        for b, env in enumerate(envs):
+            view = env.observe(env.agent_selection)
+            expected = agent.act(view["observation"], view["action_mask"], env)
+            assert (compiled[b], from_obs[b]) == (expected, expected)
+            choices += int(view["action_mask"].sum() > 1)
+        explore = rng.random(len(envs)) < 1 / 3
+        return np.where(explore, sample_legal(step.mask, rng.random(len(envs))), compiled)
+
+    play_side_by_side(rules, "hand_score", "hand", 8, 1000 * num_players, 120, choose=choose)
+    assert choices > 200
+
+
+def test_heuristic_agents_and_the_name_map_to_compiled_weights() -> None:
+    default = as_batched("heuristic")
+    assert isinstance(default, HeuristicPolicy)
+    np.testing.assert_array_equal(default.weights, HeuristicWeights().as_array())
+    odd = as_batched(HeuristicAgent(weights=WEIGHT_SETS["odd"]))
+    np.testing.assert_array_equal(odd.weights, WEIGHT_SETS["odd"].as_array())
+    with pytest.raises(ValueError, match="shape"):
+        HeuristicPolicy(np.zeros(3))
