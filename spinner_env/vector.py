@@ -13,9 +13,10 @@ seed (``final_obs`` / ``terminal_observation`` in the infos).
     model = MaskablePPO("MlpPolicy", venv)           # reads venv.action_masks()
 
 Opponents are batched policies (``act_batch(obs, mask) -> actions``): :class:`RandomPolicy`,
-:class:`GreedyPolicy`, :class:`TorchPolicy` (a MaskablePPO policy), or the agents of
-``agents/`` that read only the observation and mask (random, greedy, policy), converted
-by :func:`as_batched`. Agents that read the engine state (the heuristic) cannot play here.
+:class:`GreedyPolicy`, :class:`HeuristicPolicy`, :class:`TorchPolicy` (a MaskablePPO
+policy), or the agents of ``agents/`` they play for (random, greedy, heuristic with any
+weights, policy), converted by :func:`as_batched`. Random, greedy and heuristic seats are
+played inside the compiled loop (:mod:`spinner_env.batched_opponents`).
 """
 
 from __future__ import annotations
@@ -31,14 +32,15 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
-from spinner_env.batched import (
+from spinner_env.batched import BatchedSpinner, sample_legal
+from spinner_env.batched_heuristic import NUM_WEIGHTS, heuristic_actions_from_obs
+from spinner_env.batched_opponents import (
     ACTION_POINTS,
     OPPONENT_EXTERNAL,
     OPPONENT_GREEDY,
+    OPPONENT_HEURISTIC,
     OPPONENT_RANDOM,
-    BatchedSpinner,
     advance_to_learner,
-    sample_legal,
     seed_compiled_rng,
 )
 from spinner_env.spinner import SpinnerRules
@@ -72,6 +74,22 @@ class GreedyPolicy:
         return np.argmax(np.where(mask != 0, ACTION_POINTS, -2), axis=1)
 
 
+class HeuristicPolicy:
+    """``agents.HeuristicAgent``'s Spinner play, compiled, with its weights as the array
+    ``HeuristicWeights.as_array()`` gives (:mod:`spinner_env.batched_heuristic`)."""
+
+    name = "heuristic"
+
+    def __init__(self, weights: np.ndarray) -> None:
+        weights = np.asarray(weights, np.float64)
+        if weights.shape != (NUM_WEIGHTS,):
+            raise ValueError(f"weights must have shape ({NUM_WEIGHTS},), got {weights.shape}")
+        self.weights = weights
+
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        return heuristic_actions_from_obs(obs, mask, self.weights)
+
+
 class TorchPolicy:
     """A MaskablePPO policy: its most likely legal action, or a sample of it."""
 
@@ -91,9 +109,10 @@ class TorchPolicy:
 def as_batched(opponent: Any) -> BatchedPolicy:
     """A batched policy that plays as ``opponent`` does.
 
-    Accepts a batched policy, ``"random"`` / ``"greedy"``, or an agent of ``agents/``
-    that reads only the observation and mask (``RandomAgent``, ``GreedyAgent``,
-    ``PolicyAgent``, told apart by their ``name`` and ``policy``).
+    Accepts a batched policy, ``"random"`` / ``"greedy"`` / ``"heuristic"`` (default
+    weights), or an agent of ``agents/``: ``RandomAgent``, ``GreedyAgent``,
+    ``HeuristicAgent`` (its weights), ``PolicyAgent``, told apart by their ``name``,
+    ``weights`` and ``policy``.
     """
     if callable(getattr(opponent, "act_batch", None)):
         return opponent
@@ -101,6 +120,12 @@ def as_batched(opponent: Any) -> BatchedPolicy:
         return RandomPolicy()
     if opponent == "greedy":
         return GreedyPolicy()
+    if opponent == "heuristic":
+        # The default weights are defined once, by the agent; the engine modules stay
+        # free of agents (this adapter imports it only for this shorthand).
+        from agents.heuristic import HeuristicWeights
+
+        return HeuristicPolicy(HeuristicWeights().as_array())
     if hasattr(opponent, "policy"):
         return TorchPolicy(opponent.policy, getattr(opponent, "deterministic", True), opponent.name)
     name = getattr(opponent, "name", None)
@@ -108,8 +133,11 @@ def as_batched(opponent: Any) -> BatchedPolicy:
         return RandomPolicy(int(opponent.rng.integers(2**63)))
     if name == "greedy":
         return GreedyPolicy()
+    weights = getattr(opponent, "weights", None)
+    if name == "heuristic" and callable(getattr(weights, "as_array", None)):
+        return HeuristicPolicy(weights.as_array())
     raise ValueError(
-        f"{opponent!r} cannot play in the batched env: it needs the engine state "
+        f"{opponent!r} cannot play in the batched env: no batched policy plays as it "
         "(use the AEC-based spinner_env.wrappers.SingleAgentEnv)"
     )
 
@@ -125,7 +153,9 @@ class LearnerBatch:
         num_envs: B.
         rules: the Spinner rules and variants.
         opponents: one opponent for every seat (anything :func:`as_batched` takes), or an
-            :data:`OpponentSampler` called for every new episode of every game.
+            :data:`OpponentSampler` called for every new episode of every game. Several
+            heuristics with different weights may share a pool: each weight set is a
+            row of ``heuristic_weights``, played by its own compiled kind.
         reward, episode: as ``spinner_v0.raw_env``.
         learner_seat: a fixed seat, or None to draw it for every episode from its seed.
         skip_forced: play the learner's turns that have one legal action for it.
@@ -150,6 +180,7 @@ class LearnerBatch:
         self.skip_forced = skip_forced
         self._policies: list[BatchedPolicy] = []
         self._kinds = np.zeros(0, np.int64)  # OPPONENT_* of each policy
+        self.heuristic_weights = np.zeros((0, NUM_WEIGHTS), np.float64)
         self._policy_index: dict[int, int] = {}
         self._sampler: OpponentSampler | None = None
         if callable(opponents) and not callable(getattr(opponents, "act_batch", None)):
@@ -226,6 +257,7 @@ class LearnerBatch:
                 engine._next_seed,
                 engine.out,
                 self._seat_kind,
+                self.heuristic_weights,
                 self.skip_forced,
                 self.rewards,
                 self.dones,
@@ -275,6 +307,9 @@ class LearnerBatch:
             kind = OPPONENT_RANDOM
         elif isinstance(policy, GreedyPolicy):
             kind = OPPONENT_GREEDY
+        elif isinstance(policy, HeuristicPolicy):
+            kind = OPPONENT_HEURISTIC + len(self.heuristic_weights)
+            self.heuristic_weights = np.vstack([self.heuristic_weights, policy.weights])
         self._kinds = np.append(self._kinds, kind)
 
 
@@ -437,6 +472,7 @@ def make_vec_env(
 __all__ = [
     "BatchedPolicy",
     "GreedyPolicy",
+    "HeuristicPolicy",
     "LearnerBatch",
     "RandomPolicy",
     "SpinnerVecEnv",

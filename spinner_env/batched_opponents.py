@@ -1,0 +1,124 @@
+"""Compiled opponents for the batched Spinner engine: a learner's table in one call.
+
+:func:`advance_to_learner` plays every game of a :class:`~spinner_env.batched.BatchedSpinner`
+on until its learner seat has a decision, choosing the other seats' moves in compiled
+code by each seat's kind: uniformly at random, greedy (``agents.GreedyAgent``), or the
+heuristic (``agents.HeuristicAgent``, by :mod:`spinner_env.batched_heuristic`); Python
+steps in only for seats of kind ``OPPONENT_EXTERNAL``. ``spinner_env.vector`` builds its
+adapters on it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from spinner_env.batched import (
+    ACTION_TILE,
+    TILE_POINTS,
+    BatchStep,
+    Params,
+    _finish_hand,
+    _kth_legal,
+    _legal_mask,
+    _observe,
+    _play,
+)
+from spinner_env.batched_heuristic import heuristic_action
+from spinner_env.spinner_v0 import NUM_ACTIONS
+
+OPPONENT_RANDOM = 0
+OPPONENT_GREEDY = 1
+OPPONENT_EXTERNAL = 2
+OPPONENT_HEURISTIC = 3
+"""How a seat's moves are chosen in :func:`advance_to_learner`: uniformly at random, the
+heaviest tile (``agents.GreedyAgent``), by Python code (the call stops there), or the
+heuristic: kind ``OPPONENT_HEURISTIC + k`` plays it with the weights of row k."""
+
+ACTION_POINTS = np.full(NUM_ACTIONS, -1, np.int64)
+"""S1.4 points of each placement's tile; -1 for draw and pass."""
+ACTION_POINTS[ACTION_TILE >= 0] = TILE_POINTS[ACTION_TILE[ACTION_TILE >= 0]]
+
+
+@njit(cache=True)
+def seed_compiled_rng(seed: int) -> None:
+    """Seed the generator the random opponents of :func:`advance_to_learner` draw from."""
+    np.random.seed(seed)
+
+
+@njit(cache=True)
+def advance_to_learner(
+    games: np.ndarray,
+    p: Params,
+    next_seed: np.ndarray,
+    out: BatchStep,
+    seat_kind: np.ndarray,
+    heuristic_weights: np.ndarray,
+    skip_forced: bool,
+    learner_reward: np.ndarray,
+    ended: np.ndarray,
+    final_obs: np.ndarray,
+) -> None:
+    """Play every game on until its learner seat has a decision, with compiled opponents.
+
+    ``seat_kind[b, seat]`` is the ``OPPONENT_*`` kind of each seat; ``heuristic_weights``
+    (k, ``NUM_WEIGHTS``) holds the weight sets of the heuristic kinds. A game stops early
+    where a seat of kind ``OPPONENT_EXTERNAL`` is to choose, or where an episode ended
+    (its next one needs opponents). Single-option turns are played for anyone (the
+    learner's only with ``skip_forced``). Until a game's ``ended`` is set the learner
+    seat's rewards add to ``learner_reward``; the first episode end sets it and keeps the
+    learner's view of that end in ``final_obs``.
+    """
+    out.done[:] = False
+    for b in range(games.shape[0]):
+        game = games[b]
+        mask = out.mask[b]
+        while True:
+            seat = game.current
+            kind = seat_kind[b, seat]
+            legal = 0
+            last = 0
+            for a in range(NUM_ACTIONS):
+                if mask[a]:
+                    legal += 1
+                    last = a
+            if legal == 1 and (seat != game.learner or skip_forced):
+                action = last
+            elif seat == game.learner:
+                break
+            elif kind == OPPONENT_RANDOM:
+                action = _kth_legal(mask, int(np.random.random() * legal))
+            elif kind == OPPONENT_GREEDY:
+                action = -1
+                for a in range(NUM_ACTIONS):
+                    if mask[a] and (action < 0 or ACTION_POINTS[a] > ACTION_POINTS[action]):
+                        action = a
+            elif kind >= OPPONENT_HEURISTIC:
+                weights = heuristic_weights[kind - OPPONENT_HEURISTIC]
+                action = heuristic_action(game, p.num_players, mask, weights)
+            else:
+                break
+            learner = game.learner
+            out.rewards[b, :] = 0.0
+            if _play(game, p, action):
+                _finish_hand(game, p, next_seed, out, b)
+            if not ended[b]:
+                learner_reward[b] += out.rewards[b, learner]
+            _observe(game, p, game.current, True, out.obs[b])
+            _legal_mask(game, p, mask)
+            if out.done[b]:
+                if not ended[b]:
+                    ended[b] = True
+                    final_obs[b, :] = out.final_obs[b]
+                break
+
+
+__all__ = [
+    "ACTION_POINTS",
+    "OPPONENT_EXTERNAL",
+    "OPPONENT_GREEDY",
+    "OPPONENT_HEURISTIC",
+    "OPPONENT_RANDOM",
+    "advance_to_learner",
+    "seed_compiled_rng",
+]
