@@ -114,25 +114,25 @@ LEARNER_DRAW = -3
 
 GAME = np.dtype(
     [
-        ("hands", np.int8, (MAX_PLAYERS, NUM_TILES)),  # the tiles held: hands[seat, :size]
-        ("hand_sizes", np.int8, (MAX_PLAYERS,)),
-        ("deck", np.int8, (NUM_TILES,)),  # the hand's shuffled order (S2.4) ...
-        ("top", np.int8),  # ... the boneyard is deck[top:], top first
-        ("layout", np.int8, (NUM_TILES,)),  # the tiles on the layout, in the order placed
-        ("layout_size", np.int8),
-        ("free_ends", np.int8, (NUM_VALUES,)),  # open ends by value, outside unfilled doubles
-        ("unfilled_value", np.int8, (MAX_UNFILLED,)),  # unfilled doubles, oldest first (S5.2)
-        ("unfilled_arms", np.int8, (MAX_UNFILLED,)),
-        ("num_unfilled", np.int8),
+        ("hands", np.uint8, (MAX_PLAYERS, NUM_TILES)),  # the tiles held: hands[seat, :size]
+        ("hand_sizes", np.uint8, (MAX_PLAYERS,)),
+        ("deck", np.uint8, (NUM_TILES,)),  # the hand's shuffled order (S2.4) ...
+        ("top", np.uint8),  # ... the boneyard is deck[top:], top first
+        ("layout", np.uint8, (NUM_TILES,)),  # the tiles on the layout, in the order placed
+        ("layout_size", np.uint8),
+        ("free_ends", np.uint8, (NUM_VALUES,)),  # open ends by value, outside unfilled doubles
+        ("unfilled_value", np.uint8, (MAX_UNFILLED,)),  # unfilled doubles, oldest first (S5.2)
+        ("unfilled_arms", np.uint8, (MAX_UNFILLED,)),
+        ("num_unfilled", np.uint8),
         ("voids", np.uint8, (MAX_PLAYERS, NUM_VALUES)),  # values each seat was shown not to hold
         ("totals", np.int32, (MAX_PLAYERS,)),
         ("seed", np.uint64),
-        ("hand_number", np.int8),
-        ("dealer", np.int8),
-        ("current", np.int8),
-        ("passes_in_row", np.int8),
+        ("hand_number", np.uint8),
+        ("dealer", np.uint8),
+        ("current", np.uint8),
+        ("passes_in_row", np.uint8),
         ("drew", np.uint8),
-        ("learner", np.int8),  # whose view final_obs shows
+        ("learner", np.uint8),  # whose view final_obs shows
     ],
     align=True,
 )
@@ -528,13 +528,34 @@ def _observe_all(games: np.ndarray, p: Params, seats: np.ndarray, obs: np.ndarra
         _observe(games[b], p, seats[b], True, obs[b])
 
 
+_BLOCK = 16
+"""Actions counted at once while looking for the k-th legal one (a sum LLVM vectorises)."""
+
+
+@njit(cache=True)
+def _legal_count(mask: np.ndarray) -> int:
+    count = 0
+    for a in range(mask.shape[0]):
+        count += mask[a]
+    return count
+
+
 @njit(cache=True)
 def _kth_legal(mask: np.ndarray, k: int) -> int:
-    for a in range(mask.shape[0]):
-        if mask[a]:
-            if k == 0:
-                return a
-            k -= 1
+    """The legal action with k legal actions before it (-1 if there are fewer)."""
+    start = 0
+    while start + _BLOCK <= mask.shape[0]:  # skip whole blocks that end before it
+        in_block = 0
+        for a in range(start, start + _BLOCK):
+            in_block += mask[a]
+        if k < in_block:
+            break
+        k -= in_block
+        start += _BLOCK
+    for a in range(start, mask.shape[0]):
+        k -= mask[a]
+        if k < 0:
+            return a
     return -1
 
 
@@ -543,86 +564,8 @@ def sample_legal(mask: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
     """One uniformly random legal action per row of ``mask``, chosen by ``uniforms`` in [0, 1)."""
     actions = np.empty(mask.shape[0], np.int64)
     for b in range(mask.shape[0]):
-        actions[b] = _kth_legal(mask[b], int(uniforms[b] * mask[b].sum()))
+        actions[b] = _kth_legal(mask[b], int(uniforms[b] * _legal_count(mask[b])))
     return actions
-
-
-# ------------------------------------------------------------------ a learner's table
-OPPONENT_RANDOM = 0
-OPPONENT_GREEDY = 1
-OPPONENT_EXTERNAL = 2
-"""How a seat's moves are chosen in :func:`advance_to_learner`: uniformly at random, the
-heaviest tile (``agents.GreedyAgent``), or by Python code (the call stops there)."""
-
-ACTION_POINTS = np.full(NUM_ACTIONS, -1, np.int64)
-"""S1.4 points of each placement's tile; -1 for draw and pass."""
-ACTION_POINTS[ACTION_TILE >= 0] = TILE_POINTS[ACTION_TILE[ACTION_TILE >= 0]]
-
-
-@njit(cache=True)
-def seed_compiled_rng(seed: int) -> None:
-    """Seed the generator the random opponents of :func:`advance_to_learner` draw from."""
-    np.random.seed(seed)
-
-
-@njit(cache=True)
-def advance_to_learner(
-    games: np.ndarray,
-    p: Params,
-    next_seed: np.ndarray,
-    out: BatchStep,
-    seat_kind: np.ndarray,
-    skip_forced: bool,
-    learner_reward: np.ndarray,
-    ended: np.ndarray,
-    final_obs: np.ndarray,
-) -> None:
-    """Play every game on until its learner seat has a decision, with compiled opponents.
-
-    A game stops early where a seat of kind ``OPPONENT_EXTERNAL`` is to choose, or where
-    an episode ended (its next one needs opponents). Single-option turns are played for
-    anyone (the learner's only with ``skip_forced``). Until a game's ``ended`` is set the
-    learner seat's rewards add to ``learner_reward``; the first episode end sets it and
-    keeps the learner's view of that end in ``final_obs``.
-    """
-    out.done[:] = False
-    for b in range(games.shape[0]):
-        game = games[b]
-        mask = out.mask[b]
-        while True:
-            seat = game.current
-            legal = 0
-            last = 0
-            for a in range(NUM_ACTIONS):
-                if mask[a]:
-                    legal += 1
-                    last = a
-            if legal == 1 and (seat != game.learner or skip_forced):
-                action = last
-            elif seat == game.learner:
-                break
-            elif seat_kind[b, seat] == OPPONENT_RANDOM:
-                action = _kth_legal(mask, int(np.random.random() * legal))
-            elif seat_kind[b, seat] == OPPONENT_GREEDY:
-                action = -1
-                for a in range(NUM_ACTIONS):
-                    if mask[a] and (action < 0 or ACTION_POINTS[a] > ACTION_POINTS[action]):
-                        action = a
-            else:
-                break
-            learner = game.learner
-            out.rewards[b, :] = 0.0
-            if _play(game, p, action):
-                _finish_hand(game, p, next_seed, out, b)
-            if not ended[b]:
-                learner_reward[b] += out.rewards[b, learner]
-            _observe(game, p, game.current, True, out.obs[b])
-            _legal_mask(game, p, mask)
-            if out.done[b]:
-                if not ended[b]:
-                    ended[b] = True
-                    final_obs[b, :] = out.final_obs[b]
-                break
 
 
 # ------------------------------------------------------------------ the Python API
@@ -723,13 +666,8 @@ class BatchedSpinner:
 
 
 __all__ = [
-    "ACTION_POINTS",
     "GAME",
-    "OPPONENT_EXTERNAL",
-    "OPPONENT_GREEDY",
-    "OPPONENT_RANDOM",
     "BatchStep",
     "BatchedSpinner",
-    "advance_to_learner",
     "sample_legal",
 ]

@@ -23,6 +23,8 @@ from spinner_env.batched import (
     TILE_HIGH,
     TILE_LOW,
     TILE_POINTS,
+    _kth_legal,
+    _legal_count,
 )
 from spinner_env.spinner import S
 from spinner_env.spinner_v0 import MAX_PLAYERS, NUM_ACTIONS, OBSERVATION_SLICES
@@ -74,16 +76,10 @@ def _choose(
 ) -> int:
     """``HeuristicAgent.act`` from what it reads: the hand (tile ids, any order), the
     smallest opposing hand size, the next seat's voids by value (0/1) and the mask."""
-    legal = 0
-    first = -1
-    for a in range(NUM_ACTIONS):
-        if mask[a]:
-            legal += 1
-            if first < 0:
-                first = a
+    first = _kth_legal(mask, 0)
     # One legal action (a draw or pass is always alone, S6.1-S6.3), or going out: every
     # placement of the last tile scores inf and the first one wins (S6.4).
-    if legal == 1 or hand.shape[0] == 1:
+    if _legal_count(mask) == 1 or hand.shape[0] == 1:
         return first
     # _HandCounts over the numbers 0..9; the count at S stays 0, never read as a score.
     holders = np.zeros(S + 1, np.int64)

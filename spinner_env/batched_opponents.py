@@ -20,6 +20,7 @@ from spinner_env.batched import (
     Params,
     _finish_hand,
     _kth_legal,
+    _legal_count,
     _legal_mask,
     _observe,
     _play,
@@ -76,14 +77,9 @@ def advance_to_learner(
         while True:
             seat = game.current
             kind = seat_kind[b, seat]
-            legal = 0
-            last = 0
-            for a in range(NUM_ACTIONS):
-                if mask[a]:
-                    legal += 1
-                    last = a
+            legal = _legal_count(mask)
             if legal == 1 and (seat != game.learner or skip_forced):
-                action = last
+                action = _kth_legal(mask, 0)
             elif seat == game.learner:
                 break
             elif kind == OPPONENT_RANDOM:
