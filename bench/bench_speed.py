@@ -36,16 +36,19 @@ from spinner_env.spinner import SpinnerRules
 BATCH_SIZES = (1, 64, 1024, 8192)
 
 
-def batched_rate(num_players: int, num_games: int, seconds: float, seed: int = 0) -> dict:
-    """Step B games with random legal actions for about ``seconds`` (compiled beforehand)."""
+def play_batched(
+    num_players: int, num_games: int, at_least: int, seconds: float = math.inf, seed: int = 0
+) -> dict:
+    """Step B games with random legal actions until ``at_least`` decisions or ``seconds``
+    (whichever comes first; one step is compiled and made beforehand, off the count)."""
     engine = BatchedSpinner(num_games, SpinnerRules(num_players=num_players))
     rng = np.random.default_rng(seed)
     step = engine.reset(seed)
-    engine.step(sample_legal(step.mask, rng.random(num_games)))  # compile outside the clock
+    step = engine.step(sample_legal(step.mask, rng.random(num_games)))
     decisions = episodes = 0
     start = time.perf_counter()
     deadline = start + seconds
-    while time.perf_counter() < deadline:
+    while decisions < at_least and time.perf_counter() < deadline:
         step = engine.step(sample_legal(step.mask, rng.random(num_games)))
         decisions += num_games
         episodes += int(step.done.sum())
@@ -128,7 +131,7 @@ def main() -> None:
     n, seconds = args.players, args.seconds
     measure(f"spinner_v0 AEC ({n}p)", lambda: random_play_rate(lambda: aec_env(n), seconds))
     for b in BATCH_SIZES:
-        measure(f"batched B={b} ({n}p)", lambda b=b: batched_rate(n, b, seconds))
+        measure(f"batched B={b} ({n}p)", lambda b=b: play_batched(n, b, math.inf, seconds))
     measure("connect_four_v3 AEC", lambda: random_play_rate(connect_four_v3.env, seconds))
     measure("open_spiel python_block_dominoes", lambda: open_spiel_rate(seconds))
     c4, dominoes = rows[-2][1], rows[-1][1]

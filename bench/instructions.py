@@ -1,12 +1,15 @@
-"""Instructions per decision of the AEC random-play loop, counted by valgrind's callgrind.
+"""Instructions per decision of masked random play, counted by valgrind's callgrind.
 
 Wall-clock rates on a shared machine move by tens of percent from run to run; an
 instruction count barely moves, so this is how to compare two versions of the loop, or
-``spinner_v0`` with ``connect_four_v3``, on a busy machine. It runs the loop of
-``bench_aec.py`` for 0 and for N decisions under callgrind and divides the difference by N
-(so imports and start-up cancel out). Needs valgrind (``apt-get install valgrind``).
+``spinner_v0`` with ``connect_four_v3``, on a busy machine. It runs the AEC loop of
+``bench_aec.py`` (``spinner_v0``, ``connect_four_v3``) and the batched engine's loop of
+``bench_speed.py`` (B = 1024) for 0 and for N decisions under callgrind and divides the
+difference by N, so imports and start-up cancel out; a first run fills numba's cache,
+which valgrind's CPU keeps apart from the real one. Needs valgrind (``apt-get install
+valgrind``).
 
-    python bench/instructions.py                    # spinner_v0 (2 players) and connect_four_v3
+    python bench/instructions.py                    # 2 players
     python bench/instructions.py --decisions 5000 --players 4
 """
 
@@ -23,17 +26,21 @@ LOOP = """
 import sys
 import numpy as np
 sys.path.insert(0, {bench!r})
-from bench_aec import play_decisions
-{make}
-print(play_decisions(make_env, {decisions}))
+{play}
 """
 
 ENVS = {
-    "spinner_v0": "from spinner_env import spinner_v0\n"
-    "make_env = lambda: spinner_v0.env(num_players={players})",
-    "connect_four_v3": "from pettingzoo.classic import connect_four_v3\n"
-    "make_env = connect_four_v3.env",
+    "spinner_v0": "from bench_aec import play_decisions\n"
+    "from spinner_env import spinner_v0\n"
+    "print(play_decisions(lambda: spinner_v0.env(num_players={players}), {decisions}))",
+    "connect_four_v3": "from bench_aec import play_decisions\n"
+    "from pettingzoo.classic import connect_four_v3\n"
+    "print(play_decisions(connect_four_v3.env, {decisions}))",
+    "batched B=1024": "from bench_speed import play_batched\n"
+    "print(play_batched({players}, 1024, {decisions})['decisions'])",
 }
+BATCHED_DECISIONS = 40 * 1024
+"""Decisions counted for the batched engine (the AEC loops take ``--decisions``)."""
 
 
 def instructions(env: str, decisions: int, players: int) -> tuple[int, int]:
@@ -41,8 +48,7 @@ def instructions(env: str, decisions: int, players: int) -> tuple[int, int]:
     at least ``decisions``, and the number of decisions it made."""
     script = LOOP.format(
         bench=str(Path(__file__).parent),
-        make=ENVS[env].format(players=players),
-        decisions=decisions,
+        play=ENVS[env].format(players=players, decisions=decisions),
     )
     result = subprocess.run(
         [
@@ -68,15 +74,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--decisions", type=int, default=3000)
     parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--envs", nargs="*", default=list(ENVS), choices=ENVS)
     args = parser.parse_args()
     per_decision = {}
-    for env in ENVS:
+    for env in args.envs:
+        decisions = BATCHED_DECISIONS if env.startswith("batched") else args.decisions
+        instructions(env, 0, args.players)  # fills the caches
         start_up, _ = instructions(env, 0, args.players)
-        total, made = instructions(env, args.decisions, args.players)
+        total, made = instructions(env, decisions, args.players)
         per_decision[env] = (total - start_up) / made
         print(f"{env:<16} {per_decision[env]:>10,.0f} instructions per decision")
-    ratio = per_decision["connect_four_v3"] / per_decision["spinner_v0"]
-    print(f"spinner_v0 does a decision in 1/{ratio:.2f} of connect_four_v3's instructions")
+    for env in ("spinner_v0", "batched B=1024"):
+        if env not in per_decision or "connect_four_v3" not in per_decision:
+            continue
+        ratio = per_decision["connect_four_v3"] / per_decision[env]
+        print(f"{env} does a decision in 1/{ratio:.2f} of connect_four_v3's instructions")
 
 
 if __name__ == "__main__":
