@@ -1,11 +1,12 @@
 """MaskablePPO environment steps per second: the AEC-based wrapper vs the batched adapter.
 
-Both runs take one config's PPO settings, opponents and env arguments (``train.ppo``'s
-``make_env`` / ``make_vec_env``, as ``backend: aec`` and ``backend: batched`` build
-them) and learn for the same number of steps on one torch thread. The time is split
-into collecting rollouts (env + policy forward) and PPO updates, which the env does
-not touch. Extra batched rows keep the rollout size (``n_envs * n_steps``) and raise
-``n_envs``, which only a batched env makes cheap.
+Both runs take one config whole (PPO settings, env arguments, opponent pool) and build
+the env as ``train.ppo`` does for ``backend: aec`` and ``backend: batched``; the pool
+also holds one snapshot of the starting policy, as a training run's pool does after its
+first ``snapshot_every`` steps. Each run learns the same number of steps on one torch
+thread. The time is split into collecting rollouts (env, opponents, policy forward) and
+PPO's gradient updates, which the env does not touch. Extra batched rows keep the rollout
+size (``n_envs * n_steps``) and raise ``n_envs``, which only a batched env makes cheap.
 
     python bench/bench_ppo.py --config configs/quick.yaml --timesteps 20000
 """
@@ -19,32 +20,19 @@ from typing import Any
 
 import torch
 from sb3_contrib import MaskablePPO
-from stable_baselines3.common.monitor import Monitor
-from stable_baselines3.common.vec_env import DummyVecEnv
 
-from spinner_env.vector import make_vec_env
-from train.ppo import OpponentPool, load_config, make_env
-
-
-def build_env(config: dict[str, Any], backend: str) -> Any:
-    pool = OpponentPool(baselines=dict(config["opponents"]["baselines"]), seed=0)
-    n_envs = int(config["n_envs"])
-    if backend == "batched":
-        return make_vec_env(
-            n_envs,
-            config["num_players"],
-            pool,
-            skip_forced=config.get("skip_forced", False),
-            **config.get("env", {}),
-        )
-    return DummyVecEnv([lambda: Monitor(make_env(config, pool)) for _ in range(n_envs)])
+from train.ppo import load_config, make_pool, make_training_env, snapshot
 
 
 def steps_per_second(config: dict[str, Any], backend: str, timesteps: int) -> dict[str, float]:
     """Learn ``timesteps`` steps; the rates overall and of rollout collection alone."""
-    env = build_env(config, backend)
+    config = {**config, "backend": backend}
+    pool = make_pool(config, seed=0)
+    env = make_training_env(config, pool)
     env.seed(0)
     model = MaskablePPO("MlpPolicy", env, seed=0, device="cpu", verbose=0, **config["ppo"])
+    if pool.snapshot_weight > 0:
+        pool.add_snapshot(snapshot(model.policy, 0))
     update_time = 0.0
     update = model.train
 
@@ -71,17 +59,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--config", default="configs/quick.yaml")
     parser.add_argument("--timesteps", type=int, default=20_000)
-    parser.add_argument(
-        "--opponents",
-        nargs="*",
-        default=["random", "greedy"],
-        help="the pool's baselines, equal weights (the batched env plays these, not heuristic)",
-    )
     parser.add_argument("--batched-n-envs", type=int, nargs="*", default=[64, 256])
     args = parser.parse_args()
     torch.set_num_threads(1)
     config = load_config(args.config)
-    config["opponents"] = {"baselines": dict.fromkeys(args.opponents, 1.0)}
     rollout = int(config["n_envs"]) * int(config["ppo"]["n_steps"])
 
     runs: list[tuple[str, str, dict[str, Any]]] = [
@@ -94,7 +75,7 @@ def main() -> None:
         wide["ppo"]["n_steps"] = max(1, rollout // n_envs)
         runs.append(("batched", f"batched, n_envs={n_envs} n_steps={rollout // n_envs}", wide))
 
-    print(f"config {args.config}, opponents {args.opponents}, {args.timesteps} steps per run")
+    print(f"config {args.config}, opponents {config['opponents']}, {args.timesteps} steps per run")
     print(f"{'env':<38} {'steps/s':>9} {'rollout steps/s':>16} {'update share':>13} {'x AEC':>6}")
     base = None
     for backend, label, run_config in runs:

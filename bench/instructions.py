@@ -5,8 +5,9 @@ instruction count barely moves, so this is how to compare two versions of the lo
 ``spinner_v0`` with ``connect_four_v3``, on a busy machine. It runs the AEC loop of
 ``bench_aec.py`` (``spinner_v0``, ``connect_four_v3``) and the batched engine's loop of
 ``bench_speed.py`` (B = 1024) for 0 and for N decisions under callgrind and divides the
-difference by N, so imports and start-up cancel out; a first run fills numba's cache,
-which valgrind's CPU keeps apart from the real one. Needs valgrind (``apt-get install
+difference by N, so imports and start-up cancel out. Numba compiles for a fixed CPU
+(``NUMBA_CPU_NAME=haswell``, AVX2: valgrind runs no AVX-512), so that a first run outside
+valgrind fills the cache the counted runs load. Needs valgrind (``apt-get install
 valgrind``).
 
     python bench/instructions.py                    # 2 players
@@ -21,6 +22,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from subprocess import CompletedProcess
 
 LOOP = """
 import sys
@@ -41,29 +43,28 @@ ENVS = {
 }
 BATCHED_DECISIONS = 40 * 1024
 """Decisions counted for the batched engine (the AEC loops take ``--decisions``)."""
+RUN_ENV = {**os.environ, "PYTHONHASHSEED": "0", "NUMBA_CPU_NAME": "haswell"}
+CALLGRIND = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"]
+
+
+def run_loop(env: str, decisions: int, players: int, tool: list[str]) -> CompletedProcess:
+    script = LOOP.format(
+        bench=str(Path(__file__).parent),
+        play=ENVS[env].format(players=players, decisions=decisions),
+    )
+    return subprocess.run(
+        [*tool, sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        env=RUN_ENV,
+        check=True,
+    )
 
 
 def instructions(env: str, decisions: int, players: int) -> tuple[int, int]:
     """Instructions callgrind counts for a whole process playing whole episodes until
     at least ``decisions``, and the number of decisions it made."""
-    script = LOOP.format(
-        bench=str(Path(__file__).parent),
-        play=ENVS[env].format(players=players, decisions=decisions),
-    )
-    result = subprocess.run(
-        [
-            "valgrind",
-            "--tool=callgrind",
-            "--callgrind-out-file=/dev/null",
-            sys.executable,
-            "-c",
-            script,
-        ],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONHASHSEED": "0"},
-        check=True,
-    )
+    result = run_loop(env, decisions, players, CALLGRIND)
     match = re.search(r"Collected : (\d+)", result.stderr)
     if match is None:
         raise RuntimeError(f"callgrind printed no total:\n{result.stderr[-2000:]}")
@@ -79,7 +80,7 @@ def main() -> None:
     per_decision = {}
     for env in args.envs:
         decisions = BATCHED_DECISIONS if env.startswith("batched") else args.decisions
-        instructions(env, 0, args.players)  # fills the caches
+        run_loop(env, 0, args.players, [])  # fills numba's cache, outside valgrind
         start_up, _ = instructions(env, 0, args.players)
         total, made = instructions(env, decisions, args.players)
         per_decision[env] = (total - start_up) / made

@@ -523,6 +523,15 @@ def _step(
 
 
 @njit(cache=True)
+def _first_illegal(mask: np.ndarray, actions: np.ndarray, active: np.ndarray) -> int:
+    """The first active game whose action its mask does not allow (-1 if none)."""
+    for b in range(actions.shape[0]):
+        if active[b] and not (0 <= actions[b] < NUM_ACTIONS and mask[b, actions[b]]):
+            return b
+    return -1
+
+
+@njit(cache=True)
 def _observe_all(games: np.ndarray, p: Params, seats: np.ndarray, obs: np.ndarray) -> None:
     for b in range(games.shape[0]):
         _observe(games[b], p, seats[b], True, obs[b])
@@ -646,11 +655,10 @@ class BatchedSpinner:
         if actions.shape != (self.num_games,):
             raise ValueError(f"actions must have shape ({self.num_games},), got {actions.shape}")
         active = self._all if active is None else np.asarray(active, np.bool_)
-        in_range = (actions >= 0) & (actions < NUM_ACTIONS)
-        legal = in_range & (self.out.mask[np.arange(self.num_games), actions * in_range] != 0)
-        bad = np.flatnonzero(active & ~legal)
-        if bad.size:
-            b = int(bad[0])
+        if active.shape != (self.num_games,):
+            raise ValueError(f"active must have shape ({self.num_games},), got {active.shape}")
+        b = _first_illegal(self.out.mask, actions, active)
+        if b >= 0:
             raise ValueError(
                 f"action {int(actions[b])} is illegal in game {b}; legal ids: "
                 f"{np.flatnonzero(self.out.mask[b]).tolist()}"

@@ -205,8 +205,15 @@ def test_illegal_action_raises_and_changes_nothing() -> None:
     with pytest.raises(ValueError, match="illegal in game 1"):
         engine.step(actions)
     actions[1] = spinner_v0.NUM_ACTIONS
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="illegal in game 1"):
         engine.step(actions)
+    actions[1] = -1
+    with pytest.raises(ValueError, match="illegal in game 1"):
+        engine.step(actions)
+    with pytest.raises(ValueError, match="actions must have shape"):
+        engine.step(actions[:2])
+    with pytest.raises(ValueError, match="active must have shape"):
+        engine.step(sample_legal(step.mask, np.zeros(3)), np.ones(2, bool))
     for name in GAME.names:
         np.testing.assert_array_equal(before[name], engine.games[name])
 

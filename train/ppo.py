@@ -31,7 +31,7 @@ from sb3_contrib.common.maskable.evaluation import evaluate_policy
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList, CheckpointCallback
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.utils import set_random_seed
-from stable_baselines3.common.vec_env import DummyVecEnv
+from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 
 from agents import BASELINES, make_agent
 from agents.base import Agent
@@ -89,6 +89,39 @@ def make_env(
     return SingleAgentEnv(aec, opponents, skip_forced=config.get("skip_forced", False))
 
 
+def make_pool(config: dict[str, Any], seed: int) -> OpponentPool:
+    """The config's opponent pool (``opponents``: baselines and snapshot settings)."""
+    opp = config.get("opponents", {})
+    return OpponentPool(
+        baselines=dict(opp.get("baselines", {"random": 1.0})),
+        snapshot_weight=float(opp.get("snapshot_weight", 0.0)),
+        max_snapshots=int(opp.get("max_snapshots", 5)),
+        seed=seed,
+    )
+
+
+def make_training_env(config: dict[str, Any], pool: OpponentPool) -> VecEnv:
+    """The learner's ``n_envs`` games as an SB3 VecEnv: ``backend: aec`` (the default) steps
+    a ``SingleAgentEnv`` per game; ``backend: batched`` (Spinner) all games in one call."""
+    n_envs = int(config.get("n_envs", 1))
+    if config.get("backend", "aec") == "batched":
+        return make_vec_env(
+            n_envs,
+            config["num_players"],
+            pool,
+            skip_forced=config.get("skip_forced", False),
+            **config.get("env", {}),
+        )
+    return DummyVecEnv([lambda: Monitor(make_env(config, pool)) for _ in range(n_envs)])
+
+
+def snapshot(policy: Any, num_timesteps: int) -> PolicyAgent:
+    """A frozen copy of the learner's policy as a pool opponent; it samples its moves."""
+    agent = PolicyAgent.frozen_copy(policy, f"snapshot_{num_timesteps}")
+    agent.deterministic = False
+    return agent
+
+
 class SelfPlayCallback(BaseCallback):
     """Adds a frozen snapshot of the learner to the pool on a schedule."""
 
@@ -101,9 +134,7 @@ class SelfPlayCallback(BaseCallback):
     def _on_step(self) -> bool:
         if self.num_timesteps >= self.next_at:
             self.next_at += self.every
-            snapshot = PolicyAgent.frozen_copy(self.model.policy, f"snapshot_{self.num_timesteps}")
-            snapshot.deterministic = False
-            self.pool.add_snapshot(snapshot)
+            self.pool.add_snapshot(snapshot(self.model.policy, self.num_timesteps))
             self.logger.record("selfplay/snapshots", len(self.pool.snapshots))
         return True
 
@@ -173,24 +204,8 @@ def train(config: dict[str, Any], out_dir: Path | None = None, progress_bar: boo
     seed = int(config.get("seed", 0))
     set_random_seed(seed)
 
-    opp = config.get("opponents", {})
-    pool = OpponentPool(
-        baselines=dict(opp.get("baselines", {"random": 1.0})),
-        snapshot_weight=float(opp.get("snapshot_weight", 0.0)),
-        max_snapshots=int(opp.get("max_snapshots", 5)),
-        seed=seed,
-    )
-    n_envs = int(config.get("n_envs", 1))
-    if config.get("backend", "aec") == "batched":  # spinner_env.vector: Spinner, one call
-        vec_env = make_vec_env(
-            n_envs,
-            config["num_players"],
-            pool,
-            skip_forced=config.get("skip_forced", False),
-            **config.get("env", {}),
-        )
-    else:
-        vec_env = DummyVecEnv([lambda: Monitor(make_env(config, pool)) for _ in range(n_envs)])
+    pool = make_pool(config, seed)
+    vec_env = make_training_env(config, pool)
     vec_env.seed(seed)
     model = MaskablePPO(
         "MlpPolicy",
@@ -205,12 +220,13 @@ def train(config: dict[str, Any], out_dir: Path | None = None, progress_bar: boo
         # Weights only (a .zip from MaskablePPO.save): the rest of the config applies.
         model.set_parameters(str(config["init_from"]), exact_match=True, device="cpu")
     callbacks: list[BaseCallback] = []
-    if opp.get("snapshot_every"):
-        callbacks.append(SelfPlayCallback(pool, int(opp["snapshot_every"])))
+    snapshot_every = config.get("opponents", {}).get("snapshot_every")
+    if snapshot_every:
+        callbacks.append(SelfPlayCallback(pool, int(snapshot_every)))
     if config.get("checkpoint_every"):
         callbacks.append(
             CheckpointCallback(
-                max(1, int(config["checkpoint_every"]) // n_envs),
+                max(1, int(config["checkpoint_every"]) // vec_env.num_envs),
                 str(out / "checkpoints"),
                 name_prefix="model",
             )
