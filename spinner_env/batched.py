@@ -19,7 +19,11 @@ the run uses seed ``seed + e``, in the order episodes end); ``step.done`` marks 
 Why numba: the per-decision work is branchy and touches a few dozen bytes per game, so
 whole-array numpy spends its time on temporaries and masked gathers; a compiled loop per
 game does the same work with no temporaries, over a million decisions a second on one
-core (``bench/bench_speed.py``).
+core (``bench/bench_speed.py``). The per-decision functions are inlined
+(``inline="always"``) into the loops over games, where numba can then drop the atomic
+reference counting of each game's observation and mask rows: about 10 % more decisions
+a second. Game records are unsigned so that indexing with their values needs no
+negative-index fix-up.
 """
 
 from __future__ import annotations
@@ -311,7 +315,7 @@ def _give_up(game: np.record, seat: int, tile: int) -> None:
 
 
 # ------------------------------------------------------------------ the turn (S4-S6)
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _playable_ends(game: np.record) -> int:
     """The end values a placement may go on now, as bits (S5.1, S5.2: only the oldest
     unfilled double's arms, else every free end)."""
@@ -324,7 +328,7 @@ def _playable_ends(game: np.record) -> int:
     return ends
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _legal_mask(game: np.record, p: Params, mask: np.ndarray) -> None:
     """S6.1-S6.3: the placements if any, else draw, else pass."""
     mask[:] = 0
@@ -349,7 +353,7 @@ def _legal_mask(game: np.record, p: Params, mask: np.ndarray) -> None:
             mask[PASS_ACTION] = 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _observe(game: np.record, p: Params, seat: int, in_play: bool, obs: np.ndarray) -> None:
     """``SpinnerEncoding.observation`` of seat (seats relative to it, padded to 8)."""
     n = p.num_players
@@ -392,7 +396,7 @@ def _mark_voids(game: np.record, seat: int) -> None:
             game.voids[seat, v] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _play(game: np.record, p: Params, action: int) -> bool:
     """Play a legal action for the player to act; return whether the hand ended (S6.4)."""
     n = p.num_players
