@@ -20,9 +20,8 @@ Why numba: the per-decision work is branchy and touches a few dozen bytes per ga
 whole-array numpy spends its time on temporaries and masked gathers; a compiled loop per
 game does the same work with no temporaries, over a million decisions a second on one
 core (``bench/bench_speed.py``). The per-decision functions are inlined
-(``inline="always"``) into the loops over games, where numba can then drop the atomic
-reference counting of each game's observation and mask rows: about 10 % more decisions
-a second. Game records are unsigned so that indexing with their values needs no
+(``inline="always"``) into the loops over games, which spares a call with a long list of
+unpacked arguments per function and decision: about 10 % more decisions a second. Game records are unsigned so that indexing with their values needs no
 negative-index fix-up.
 """
 
