@@ -55,20 +55,23 @@ class PolicyAgent(Agent):
         return cls(snapshot.to("cpu"), name=name)
 
     def logits(self, observation: np.ndarray) -> np.ndarray:
-        """The policy's action logits before masking."""
+        """The policy's action logits before masking, for one observation or a batch
+        (observations along the first axis)."""
         if self._layers is not None:
             x = np.asarray(observation, dtype=np.float32)
             for weight, bias, activation in self._layers:
-                x = weight @ x + bias
+                x = x @ weight.T + bias
                 if activation is not None:
                     x = activation(x)
             return x
         policy = self.policy
         with torch.no_grad():
-            obs = torch.as_tensor(observation, dtype=torch.float32, device=policy.device)[None]
-            features = policy.extract_features(obs, policy.pi_features_extractor)
+            obs = torch.as_tensor(observation, dtype=torch.float32, device=policy.device)
+            batch = obs if obs.ndim == 2 else obs[None]
+            features = policy.extract_features(batch, policy.pi_features_extractor)
             latent = policy.mlp_extractor.forward_actor(features)
-            return policy.action_net(latent)[0].cpu().numpy()
+            logits = policy.action_net(latent).cpu().numpy()
+        return logits if obs.ndim == 2 else logits[0]
 
     def choose(self, observation: np.ndarray, legal: np.ndarray, view: EngineView | None) -> int:
         logits = self.logits(observation)[legal]
@@ -76,6 +79,15 @@ class PolicyAgent(Agent):
             return int(legal[int(np.argmax(logits))])
         probs = np.exp(logits - logits.max())
         return int(self.rng.choice(legal, p=probs / probs.sum()))
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """One action per row, as :meth:`act` decides (a batched opponent of
+        ``spinner_env.vector``); sampling adds Gumbel noise to the logits, which draws
+        each legal action with its softmax probability."""
+        logits = self.logits(observations)
+        if not self.deterministic:
+            logits = logits + self.rng.gumbel(size=logits.shape)
+        return np.argmax(np.where(action_masks != 0, logits, -np.inf), axis=1)
 
 
 _ACTIVATIONS = {

@@ -9,11 +9,13 @@ random legal actions and reads an observation and an action mask at every decisi
 4. OpenSpiel's ``python_block_dominoes`` (``pip install -e .[bench]``), with
    ``observation_tensor`` and ``legal_actions_mask`` at every decision.
 
-Each row is the median of a few runs, given as a multiple of rows 3 and 4 and also per
-second of this process's CPU time (what one core does when the machine is shared with
-other jobs); the peak memory per game of the batched engine at B = 8192 closes the table.
+The rows run in rounds (every row once per round, so that a slow spell of a shared
+machine falls on all rows alike). Each rate is the median over rounds, also given per
+second of this process's CPU time; each ratio to rows 3 and 4 is the median of the
+same-round ratios, and the key ratios are printed round by round. The peak memory per
+game of the batched engine at B = 8192 closes the table.
 
-    python bench/bench_speed.py                  # 2 players, median of 3 runs of 3 s
+    python bench/bench_speed.py                  # 2 players, 3 rounds of 3 s per row
     python bench/bench_speed.py --players 4 --seconds 10 --repeats 5
 """
 
@@ -103,7 +105,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--seconds", type=float, default=3.0, help="per run")
-    parser.add_argument("--repeats", type=int, default=3, help="runs per row (median kept)")
+    parser.add_argument(
+        "--repeats", type=int, default=3, help="rounds (every row runs once per round)"
+    )
     args = parser.parse_args()
     from pettingzoo.classic import connect_four_v3
 
@@ -112,46 +116,57 @@ def main() -> None:
     def aec_env(num_players: int) -> Any:
         return spinner_v0.env(num_players=num_players)
 
-    rows: list[tuple[str, float, float]] = []  # name, decisions per wall s, per CPU s
+    n, seconds = args.players, args.seconds
+    aec, c4, dominoes = (
+        f"spinner_v0 AEC ({n}p)",
+        "connect_four_v3 AEC",
+        "open_spiel python_block_dominoes",
+    )
+    runs: dict[str, Callable[[], dict | None]] = {
+        aec: lambda: random_play_rate(lambda: aec_env(n), seconds)
+    }
+    for b in BATCH_SIZES:
+        runs[f"batched B={b} ({n}p)"] = lambda b=b: play_batched(n, b, math.inf, seconds)
+    runs[c4] = lambda: random_play_rate(connect_four_v3.env, seconds)
+    runs[dominoes] = lambda: open_spiel_rate(seconds)
 
-    def measure(name: str, run: Callable[[], dict | None]) -> None:
-        """The median of ``--repeats`` runs, in decisions per wall second and per CPU second."""
-        walls, per_cpu = [], []
-        for _ in range(args.repeats):
+    # Rounds of every row in turn, so that a slow spell of the shared machine falls on
+    # all rows alike; rates are medians over rounds, ratios medians of same-round ratios.
+    walls: dict[str, list[float]] = {name: [] for name in runs}
+    per_cpu: dict[str, list[float]] = {name: [] for name in runs}
+    for _ in range(args.repeats):
+        for name, run in runs.items():
             cpu = time.process_time()
             stats = run()
             cpu = time.process_time() - cpu
-            if stats is None:
-                rows.append((name, math.nan, math.nan))
-                return
-            walls.append(stats["decisions_per_s"])
-            per_cpu.append(stats["decisions"] / cpu)
-        rows.append((name, float(np.median(walls)), float(np.median(per_cpu))))
+            walls[name].append(math.nan if stats is None else stats["decisions_per_s"])
+            per_cpu[name].append(math.nan if stats is None else stats["decisions"] / cpu)
 
-    n, seconds = args.players, args.seconds
-    measure(f"spinner_v0 AEC ({n}p)", lambda: random_play_rate(lambda: aec_env(n), seconds))
-    for b in BATCH_SIZES:
-        measure(f"batched B={b} ({n}p)", lambda b=b: play_batched(n, b, math.inf, seconds))
-    measure("connect_four_v3 AEC", lambda: random_play_rate(connect_four_v3.env, seconds))
-    measure("open_spiel python_block_dominoes", lambda: open_spiel_rate(seconds))
-    c4, dominoes = rows[-2][1], rows[-1][1]
+    def median_ratio(name: str, base: str) -> float:
+        return float(np.median(np.divide(walls[name], walls[base])))
 
     print(f"cpu: {os.cpu_count()} logical, load average {os.getloadavg()[0]:.1f}")
     print(
         f"{'env':<34} {'decisions/s':>13} {'x connect4':>11} {'x dominoes':>11} {'per CPU s':>13}"
     )
-    for name, rate, per_cpu in rows:
+    for name in runs:
         print(
-            f"{name:<34} {rate:>13,.0f} {rate / c4:>11.2f} {rate / dominoes:>11.2f} "
-            f"{per_cpu:>13,.0f}"
+            f"{name:<34} {np.median(walls[name]):>13,.0f} {median_ratio(name, c4):>11.2f} "
+            f"{median_ratio(name, dominoes):>11.2f} {np.median(per_cpu[name]):>13,.0f}"
         )
-    if math.isnan(dominoes):
+    if math.isnan(walls[dominoes][0]):
         print("(open_spiel is not installed: pip install -e '.[bench]')")
-    largest = BATCH_SIZES[-1]
-    print(f"batched B={largest} / spinner_v0 AEC: {rows[len(BATCH_SIZES)][1] / rows[0][1]:.0f}x")
-    peak, held = peak_bytes_per_game(args.players, largest)
+    largest = f"batched B={BATCH_SIZES[-1]} ({n}p)"
+    for name, base in ((aec, c4), (aec, dominoes), (largest, aec)):
+        ratios = np.divide(walls[name], walls[base])
+        print(
+            f"{name} / {base}, per round: "
+            + ", ".join(f"{r:.2f}" for r in ratios)
+            + f" (median {np.median(ratios):.2f})"
+        )
+    peak, held = peak_bytes_per_game(args.players, BATCH_SIZES[-1])
     print(
-        f"batched B={largest} memory per game: {held:,.0f} bytes held (state + outputs), "
+        f"batched B={BATCH_SIZES[-1]} memory per game: {held:,.0f} bytes held (state + outputs), "
         f"{peak:,.0f} bytes traced peak while stepping"
     )
 

@@ -43,7 +43,13 @@ ENVS = {
 }
 BATCHED_DECISIONS = 40 * 1024
 """Decisions counted for the batched engine (the AEC loops take ``--decisions``)."""
-RUN_ENV = {**os.environ, "PYTHONHASHSEED": "0", "NUMBA_CPU_NAME": "haswell"}
+RUN_ENV = {
+    **os.environ,
+    "PYTHONHASHSEED": "0",
+    # The CPU and its features key numba's cache; unset features would be the host's.
+    "NUMBA_CPU_NAME": "haswell",
+    "NUMBA_CPU_FEATURES": "+avx2",
+}
 CALLGRIND = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"]
 
 

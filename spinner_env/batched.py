@@ -18,11 +18,12 @@ the run uses seed ``seed + e``, in the order episodes end); ``step.done`` marks 
 
 Why numba: the per-decision work is branchy and touches a few dozen bytes per game, so
 whole-array numpy spends its time on temporaries and masked gathers; a compiled loop per
-game does the same work with no temporaries, over a million decisions a second on one
-core (``bench/bench_speed.py``). The per-decision functions are inlined
+game does the same work with no temporaries, two million decisions a second and more on
+one core (``bench/bench_speed.py``). The per-decision functions are inlined
 (``inline="always"``) into the loops over games, which spares a call with a long list of
-unpacked arguments per function and decision: about 10 % more decisions a second. Game records are unsigned so that indexing with their values needs no
-negative-index fix-up.
+unpacked arguments per function and decision (about 10 % more decisions a second), and
+game records are unsigned, so that indexing with their values needs no negative-index
+fix-up.
 """
 
 from __future__ import annotations

@@ -13,10 +13,11 @@ seed (``final_obs`` / ``terminal_observation`` in the infos).
     model = MaskablePPO("MlpPolicy", venv)           # reads venv.action_masks()
 
 Opponents are batched policies (``act_batch(obs, mask) -> actions``): :class:`RandomPolicy`,
-:class:`GreedyPolicy`, :class:`HeuristicPolicy`, :class:`TorchPolicy` (a MaskablePPO
-policy), or the agents of ``agents/`` they play for (random, greedy, heuristic with any
-weights, policy), converted by :func:`as_batched`. Random, greedy and heuristic seats are
-played inside the compiled loop (:mod:`spinner_env.batched_opponents`).
+:class:`GreedyPolicy`, :class:`HeuristicPolicy`, ``agents.PolicyAgent`` (a trained policy
+or a self-play snapshot: its numpy forward pass over the batch), :class:`TorchPolicy` (any
+other MaskablePPO policy), or the agents of ``agents/`` they play for (random, greedy,
+heuristic with any weights), converted by :func:`as_batched`. Random, greedy and heuristic
+seats are played inside the compiled loop (:mod:`spinner_env.batched_opponents`).
 """
 
 from __future__ import annotations
@@ -109,10 +110,10 @@ class TorchPolicy:
 def as_batched(opponent: Any) -> BatchedPolicy:
     """A batched policy that plays as ``opponent`` does.
 
-    Accepts a batched policy, ``"random"`` / ``"greedy"`` / ``"heuristic"`` (default
-    weights), or an agent of ``agents/``: ``RandomAgent``, ``GreedyAgent``,
-    ``HeuristicAgent`` (its weights), ``PolicyAgent``, told apart by their ``name``,
-    ``weights`` and ``policy``.
+    Accepts a batched policy (``PolicyAgent`` is one), ``"random"`` / ``"greedy"`` /
+    ``"heuristic"`` (default weights), anything with a MaskablePPO ``policy`` (a model),
+    or an agent of ``agents/``: ``RandomAgent``, ``GreedyAgent``, ``HeuristicAgent`` (its
+    weights), told apart by their ``name`` and ``weights``.
     """
     if callable(getattr(opponent, "act_batch", None)):
         return opponent
@@ -127,7 +128,8 @@ def as_batched(opponent: Any) -> BatchedPolicy:
 
         return HeuristicPolicy(HeuristicWeights().as_array())
     if hasattr(opponent, "policy"):
-        return TorchPolicy(opponent.policy, getattr(opponent, "deterministic", True), opponent.name)
+        deterministic = getattr(opponent, "deterministic", True)
+        return TorchPolicy(opponent.policy, deterministic, getattr(opponent, "name", "policy"))
     name = getattr(opponent, "name", None)
     if name == "random":
         return RandomPolicy(int(opponent.rng.integers(2**63)))

@@ -151,10 +151,50 @@ def test_make_agent_names_baselines_and_rejects_unknown_specs(tmp_path):
 
 def test_the_numpy_forward_pass_matches_torch():
     agent = untrained_policy_agent()
-    obs = np.random.default_rng(0).random(spinner_v0.OBSERVATION_SIZE, dtype=np.float32)
-    fast = agent.logits(obs)
+    rng = np.random.default_rng(0)
+    obs = rng.random(spinner_v0.OBSERVATION_SIZE, dtype=np.float32)
+    batch = rng.random((5, spinner_v0.OBSERVATION_SIZE), dtype=np.float32)
+    fast, fast_batch = agent.logits(obs), agent.logits(batch)
     agent._layers = None  # the torch path
     np.testing.assert_allclose(fast, agent.logits(obs), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(fast_batch, agent.logits(batch), rtol=1e-5, atol=1e-5)
+    assert fast.shape == (spinner_v0.NUM_ACTIONS,)
+    assert fast_batch.shape == (5, spinner_v0.NUM_ACTIONS)
+
+
+def random_masks(rng: np.random.Generator, rows: int, legal: int) -> np.ndarray:
+    masks = np.zeros((rows, spinner_v0.NUM_ACTIONS), np.int8)
+    for row in masks:
+        row[rng.choice(spinner_v0.NUM_ACTIONS, legal, replace=False)] = 1
+    return masks
+
+
+def test_policy_act_batch_decides_as_act_row_by_row():
+    agent = untrained_policy_agent()
+    agent.deterministic = True
+    rng = np.random.default_rng(1)
+    obs = rng.random((64, spinner_v0.OBSERVATION_SIZE), dtype=np.float32)
+    masks = random_masks(rng, 64, legal=5)
+    expected = [agent.act(o, m) for o, m in zip(obs, masks, strict=True)]
+    assert agent.act_batch(obs, masks).tolist() == expected
+
+
+def test_policy_act_batch_samples_legal_actions_by_their_softmax():
+    """Gumbel-max sampling: each legal action about as often as its masked softmax says."""
+    agent = untrained_policy_agent(seed=3)
+    rng = np.random.default_rng(2)
+    masks = np.repeat(random_masks(rng, 1, legal=4), 20000, 0)
+    legal = np.flatnonzero(masks[0])
+    logits = np.full(spinner_v0.NUM_ACTIONS, 5.0, np.float32)  # high, but masked out
+    logits[legal] = [0.0, 1.0, 2.0, -1.0]
+    weight = np.zeros((spinner_v0.NUM_ACTIONS, spinner_v0.OBSERVATION_SIZE), np.float32)
+    agent._layers = [(weight, logits, None)]  # a policy whose logits are the bias
+    obs = rng.random((20000, spinner_v0.OBSERVATION_SIZE), dtype=np.float32)
+    actions = agent.act_batch(obs, masks)
+    softmax = np.exp(logits[legal]) / np.exp(logits[legal]).sum()  # 0.09, 0.24, 0.64, 0.03
+    frequencies = np.array([(actions == a).mean() for a in legal])
+    assert frequencies.sum() == 1.0
+    np.testing.assert_allclose(frequencies, softmax, atol=0.015)
 
 
 def test_the_committed_checkpoint_loads_and_plays_legally():
