@@ -41,11 +41,13 @@ ENVS = {
     "batched B=1024": "from bench_speed import play_batched\n"
     "print(play_batched({players}, 1024, {decisions})['decisions'])",
 }
-BATCHED_DECISIONS = 40 * 1024
+BATCHED_DECISIONS = 200 * 1024
 """Decisions counted for the batched engine (the AEC loops take ``--decisions``)."""
 RUN_ENV = {
     **os.environ,
     "PYTHONHASHSEED": "0",
+    # Idle BLAS worker threads spin for a while, and callgrind counts every thread.
+    "OPENBLAS_NUM_THREADS": "1",
     # The CPU and its features key numba's cache; unset features would be the host's.
     "NUMBA_CPU_NAME": "haswell",
     "NUMBA_CPU_FEATURES": "+avx2",
