@@ -183,8 +183,10 @@ class LearnerBatch:
         self._policies: list[BatchedPolicy] = []
         self._kinds = np.zeros(0, np.int64)  # OPPONENT_* of each policy
         self.heuristic_weights = np.zeros((0, NUM_WEIGHTS), np.float64)
-        self._policy_index: dict[int, int] = {}
+        # id(opponent) -> (policy index, opponent): holding the opponent keeps its id unique.
+        self._policy_index: dict[int, tuple[int, Any]] = {}
         self._sampler: OpponentSampler | None = None
+        self.rng = np.random.default_rng()
         if callable(opponents) and not callable(getattr(opponents, "act_batch", None)):
             self._sampler = opponents
         else:
@@ -193,7 +195,6 @@ class LearnerBatch:
         self._seat_kind = np.full_like(self._seat_policy, OPPONENT_EXTERNAL)
         if self._sampler is None:
             self._seat_kind[:] = self._kinds[0]
-        self.rng = np.random.default_rng()
         self.rewards = np.zeros(num_envs, np.float64)
         self.dones = np.zeros(num_envs, np.bool_)
         self.final_obs = np.zeros((num_envs, OBSERVATION_SIZE), np.float32)
@@ -214,6 +215,8 @@ class LearnerBatch:
             seed = int(np.random.default_rng().integers(2**62))
         self.rng = np.random.default_rng(seed)
         seed_compiled_rng(int(self.rng.integers(2**31)))
+        for policy in self._policies:
+            self._seed_policy(policy)
         self.engine.reset(seed)
         self._deal_opponents(np.arange(self.num_envs))
         self.dones[:] = True  # what the opponents' first moves give belongs to no step
@@ -298,21 +301,32 @@ class LearnerBatch:
     def _index_of(self, opponent: Any) -> int:
         key = id(opponent)
         if key not in self._policy_index:
-            self._policy_index[key] = len(self._policies)
+            self._policy_index[key] = (len(self._policies), opponent)
             self._add_policy(as_batched(opponent))
-        return self._policy_index[key]
+        return self._policy_index[key][0]
 
     def _add_policy(self, policy: BatchedPolicy) -> None:
         self._policies.append(policy)
+        self._seed_policy(policy)
         kind = OPPONENT_EXTERNAL
         if isinstance(policy, RandomPolicy):
             kind = OPPONENT_RANDOM
         elif isinstance(policy, GreedyPolicy):
             kind = OPPONENT_GREEDY
         elif isinstance(policy, HeuristicPolicy):
-            kind = OPPONENT_HEURISTIC + len(self.heuristic_weights)
-            self.heuristic_weights = np.vstack([self.heuristic_weights, policy.weights])
+            same = np.flatnonzero((self.heuristic_weights == policy.weights).all(axis=1))
+            if same.size == 0:
+                self.heuristic_weights = np.vstack([self.heuristic_weights, policy.weights])
+            row = int(same[0]) if same.size else len(self.heuristic_weights) - 1
+            kind = OPPONENT_HEURISTIC + row
         self._kinds = np.append(self._kinds, kind)
+
+    def _seed_policy(self, policy: BatchedPolicy) -> None:
+        """Policies with randomness of their own (a sampling ``PolicyAgent``) draw it from
+        the batch's generator, so that a seed replays the games (as ``SingleAgentEnv``
+        reseeds its opponents)."""
+        if callable(getattr(policy, "seed", None)):
+            policy.seed(int(self.rng.integers(2**63)))
 
 
 def _spaces() -> tuple[spaces.Box, spaces.Discrete]:

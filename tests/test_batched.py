@@ -13,12 +13,14 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
+import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sb3_contrib import MaskablePPO
 
 from agents.baselines import GreedyAgent
 from agents.heuristic import HeuristicAgent, HeuristicWeights
+from agents.policy import PolicyAgent
 from spinner_env import spinner_v0
 from spinner_env.batched import (
     FIRST_HAND_DRAW,
@@ -370,7 +372,8 @@ def test_gymnasium_vector_env_same_step_autoreset():
 
 def test_train_ppo_backend_batched_trains_with_snapshot_opponents(tmp_path):
     """``backend: batched`` in a train.ppo config; the heuristic plays compiled, snapshots
-    as batched torch policies."""
+    (sampling ``PolicyAgent``s) through ``act_batch``; the same seed trains the same
+    weights, the snapshots' sampling included."""
     config = {
         "name": "smoke_batched",
         "num_players": 2,
@@ -391,8 +394,24 @@ def test_train_ppo_backend_batched_trains_with_snapshot_opponents(tmp_path):
             "snapshot_every": 256,
         },
     }
-    policy_path = train(config, tmp_path, progress_bar=False)
-    assert policy_path.is_file()
+    first = train(config, tmp_path / "a", progress_bar=False)
+    second = train(config, tmp_path / "b", progress_bar=False)
+    a = PolicyAgent.load(first).policy.state_dict()
+    b = PolicyAgent.load(second).policy.state_dict()
+    assert all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_learner_batch_keeps_one_weight_row_per_heuristic_weight_set():
+    """A sampler that hands out new agent objects every episode does not grow the table."""
+    odd = HeuristicWeights(points=2.0)
+    batch = LearnerBatch(
+        4,
+        SpinnerRules(num_players=3),
+        lambda rng, count: [HeuristicAgent(), HeuristicAgent(weights=odd)][:count],
+    )
+    for seed in range(5):
+        batch.reset(seed)
+    assert len(batch.heuristic_weights) == 2
 
 
 def test_agents_without_a_batched_policy_cannot_play_batched():
