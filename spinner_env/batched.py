@@ -672,8 +672,12 @@ class BatchedSpinner:
 
     def observe(self, seats: np.ndarray) -> np.ndarray:
         """Every game's observation from ``seats[b]``'s point of view (a new array)."""
+        seats = np.asarray(seats, np.int64)
+        n = self.params.num_players
+        if seats.shape != (self.num_games,) or not ((seats >= 0) & (seats < n)).all():
+            raise ValueError(f"seats must be {self.num_games} seats from 0 to {n - 1}")
         obs = np.zeros((self.num_games, OBSERVATION_SIZE), np.float32)
-        _observe_all(self.games, self.params, np.asarray(seats, np.int64), obs)
+        _observe_all(self.games, self.params, seats, obs)
         return obs
 
 

@@ -27,7 +27,7 @@ from spinner_env.batched import (
     _legal_count,
 )
 from spinner_env.spinner import S
-from spinner_env.spinner_v0 import MAX_PLAYERS, NUM_ACTIONS, OBSERVATION_SLICES
+from spinner_env.spinner_v0 import MAX_PLAYERS, NUM_ACTIONS, OBSERVATION_SIZE, OBSERVATION_SLICES
 
 WEIGHT_NAMES: tuple[str, ...] = (
     "points",
@@ -137,10 +137,22 @@ def heuristic_action(game: np.record, num_players: int, mask: np.ndarray, w: np.
 
 
 @njit(cache=True)
+def _check_batch(rows: int, mask: np.ndarray, w: np.ndarray) -> None:
+    # The compiled loops do not check bounds: a wrong shape would read past an array.
+    if mask.shape[0] != rows or mask.shape[1] != NUM_ACTIONS:
+        raise ValueError("mask must have one row of NUM_ACTIONS per game")
+    if w.shape[0] != NUM_WEIGHTS:
+        raise ValueError("weights must have NUM_WEIGHTS entries (HeuristicWeights.as_array())")
+
+
+@njit(cache=True)
 def heuristic_actions(
     games: np.ndarray, num_players: int, mask: np.ndarray, w: np.ndarray
 ) -> np.ndarray:
     """:func:`heuristic_action` in every game (``mask[b]`` the legal actions of game b)."""
+    _check_batch(games.shape[0], mask, w)
+    if not 2 <= num_players <= MAX_PLAYERS:
+        raise ValueError("num_players must be the games' player count, 2 to 8")
     actions = np.empty(games.shape[0], np.int64)
     for b in range(games.shape[0]):
         actions[b] = heuristic_action(games[b], num_players, mask[b], w)
@@ -151,6 +163,9 @@ def heuristic_actions(
 def heuristic_actions_from_obs(obs: np.ndarray, mask: np.ndarray, w: np.ndarray) -> np.ndarray:
     """The same decisions read from ``spinner_v0`` observations of the seat to act, which
     show all the heuristic looks at (own hand, hand sizes, the next seat's voids)."""
+    _check_batch(obs.shape[0], mask, w)
+    if obs.shape[1] != OBSERVATION_SIZE:
+        raise ValueError("obs must have rows of spinner_v0.OBSERVATION_SIZE")
     actions = np.empty(obs.shape[0], np.int64)
     for b in range(obs.shape[0]):
         row = obs[b]

@@ -40,7 +40,7 @@ from spinner_env.vector import (
     as_batched,
 )
 from spinner_env.wrappers import SingleAgentEnv
-from train.ppo import train
+from train.ppo import make_training_env, train
 
 
 class SeededEnv(spinner_v0.raw_env):
@@ -255,6 +255,9 @@ def test_observe_any_seat_matches_the_encoding() -> None:
     for b, env in enumerate(envs):
         expected = env.encoding.observation(env.game, int(seats[b]))
         np.testing.assert_array_equal(got[b], expected)
+    for bad in (seats[:1], np.full_like(seats, n), np.full_like(seats, -1)):
+        with pytest.raises(ValueError, match="seats must be"):
+            engine.observe(bad)
 
 
 def test_sample_legal_reaches_every_legal_action_and_nothing_else() -> None:
@@ -412,6 +415,11 @@ def test_learner_batch_keeps_one_weight_row_per_heuristic_weight_set():
     for seed in range(5):
         batch.reset(seed)
     assert len(batch.heuristic_weights) == 2
+
+
+def test_train_ppo_backend_batched_refuses_other_games():
+    with pytest.raises(ValueError, match="Spinner only"):
+        make_training_env({"game": "mexican_train", "backend": "batched", "num_players": 2}, None)
 
 
 def test_agents_without_a_batched_policy_cannot_play_batched():

@@ -77,3 +77,18 @@ def test_heuristic_agents_and_the_name_map_to_compiled_weights() -> None:
     np.testing.assert_array_equal(odd.weights, WEIGHT_SETS["odd"].as_array())
     with pytest.raises(ValueError, match="shape"):
         HeuristicPolicy(np.zeros(3))
+
+
+def test_compiled_heuristic_refuses_wrong_shapes() -> None:
+    """The compiled loops have no bounds checks, so their entry points check shapes."""
+    engine = BatchedSpinner(3, SpinnerRules(num_players=2))
+    step = engine.reset(0)
+    w = HeuristicWeights().as_array()
+    with pytest.raises(ValueError, match="mask"):
+        heuristic_actions(engine.games, 2, step.mask[:2], w)
+    with pytest.raises(ValueError, match="weights"):
+        heuristic_actions(engine.games, 2, step.mask, w[:3])
+    with pytest.raises(ValueError, match="num_players"):
+        heuristic_actions(engine.games, 9, step.mask, w)
+    with pytest.raises(ValueError, match="obs"):
+        heuristic_actions_from_obs(step.obs[:, :10], step.mask, w)

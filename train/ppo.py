@@ -105,6 +105,8 @@ def make_training_env(config: dict[str, Any], pool: OpponentPool) -> VecEnv:
     a ``SingleAgentEnv`` per game; ``backend: batched`` (Spinner) all games in one call."""
     n_envs = int(config.get("n_envs", 1))
     if config.get("backend", "aec") == "batched":
+        if config.get("game", "spinner") != "spinner":
+            raise ValueError("backend: batched plays Spinner only (game: spinner)")
         return make_vec_env(
             n_envs,
             config["num_players"],
