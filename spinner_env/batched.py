@@ -34,6 +34,7 @@ import numpy as np
 from numba import njit
 
 from spinner_env.aec import EPISODES, REWARD_SCHEMES, check_choice
+from spinner_env.numba_cache import drop_stale_cache
 from spinner_env.spinner import (
     ALL_TILES,
     DOUBLE_SPINNER,
@@ -680,6 +681,8 @@ class BatchedSpinner:
         _observe_all(self.games, self.params, seats, obs)
         return obs
 
+
+drop_stale_cache(_step)  # before anything compiled is loaded (see numba_cache)
 
 __all__ = [
     "GAME",

@@ -26,6 +26,7 @@ from spinner_env.batched import (
     _kth_legal,
     _legal_count,
 )
+from spinner_env.numba_cache import drop_stale_cache
 from spinner_env.spinner import S
 from spinner_env.spinner_v0 import MAX_PLAYERS, NUM_ACTIONS, OBSERVATION_SIZE, OBSERVATION_SLICES
 
@@ -178,6 +179,8 @@ def heuristic_actions_from_obs(obs: np.ndarray, mask: np.ndarray, w: np.ndarray)
         actions[b] = _choose(hand, smallest_opposing, next_voids, mask[b], w)
     return actions
 
+
+drop_stale_cache(heuristic_actions)  # before anything compiled is loaded (see numba_cache)
 
 __all__ = [
     "NUM_WEIGHTS",

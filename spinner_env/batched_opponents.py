@@ -26,6 +26,7 @@ from spinner_env.batched import (
     _play,
 )
 from spinner_env.batched_heuristic import heuristic_action
+from spinner_env.numba_cache import drop_stale_cache
 from spinner_env.spinner_v0 import NUM_ACTIONS
 
 OPPONENT_RANDOM = 0
@@ -108,6 +109,8 @@ def advance_to_learner(
                     final_obs[b, :] = out.final_obs[b]
                 break
 
+
+drop_stale_cache(advance_to_learner)  # before anything compiled is loaded (see numba_cache)
 
 __all__ = [
     "ACTION_POINTS",

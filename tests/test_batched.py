@@ -9,7 +9,9 @@ observation (S1-S7 as implemented by ``spinner_env.spinner``). The adapters of
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -427,3 +429,33 @@ def test_agents_without_a_batched_policy_cannot_play_batched():
 
     with pytest.raises(ValueError, match="no batched policy"):
         as_batched(MexicanTrainHeuristicAgent())
+
+
+def test_stale_numba_caches_are_dropped(tmp_path):
+    """numba keys its cache by the defining file only; an edit to any file the compiled
+    code is built from must drop the compiled modules' caches (spinner_env.numba_cache)."""
+    from types import SimpleNamespace
+
+    from spinner_env.numba_cache import drop_stale_cache
+
+    def cached(name: str, mtime: float) -> Path:
+        path = tmp_path / name
+        path.write_bytes(b"")
+        os.utime(path, (mtime, mtime))
+        return path
+
+    def compiled(module: str) -> SimpleNamespace:
+        code = SimpleNamespace(co_filename=f"/anywhere/{module}.py")
+        return SimpleNamespace(
+            _cache=SimpleNamespace(_cache_path=str(tmp_path)),
+            py_func=SimpleNamespace(__code__=code),
+        )
+
+    fresh = [cached("batched._step-1.py311.nbi", 4e9), cached("batched._step-1.py311.0.nbc", 4e9)]
+    drop_stale_cache(compiled("batched"))
+    assert all(path.exists() for path in fresh)
+    stale = [cached("batched._play-9.py311.nbi", 0), cached("batched._play-9.py311.0.nbc", 0)]
+    other = cached("batched_heuristic._choose-3.py311.nbi", 0)
+    drop_stale_cache(compiled("batched"))
+    assert not any(path.exists() for path in stale + fresh)
+    assert other.exists()

@@ -1,0 +1,40 @@
+"""Keep numba's on-disk cache of the batched engine in step with its sources.
+
+numba keys a cached function by the source file that defines it, and nothing else. The
+compiled modules (``batched``, ``batched_heuristic``, ``batched_opponents``) inline each
+other's functions and freeze tables built in ``tiles``, ``spinner`` and ``spinner_v0``, so
+an edit to one of those files would leave the others running stale compiled code from
+``__pycache__``. Each compiled module therefore calls :func:`drop_stale_cache` when it is
+imported, before anything is compiled or loaded.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+COMPILED_FROM = (
+    "tiles.py",
+    "spinner.py",
+    "spinner_v0.py",
+    "batched.py",
+    "batched_heuristic.py",
+    "batched_opponents.py",
+)
+"""The files whose code or tables end up in the compiled functions of the package."""
+
+
+def drop_stale_cache(dispatcher: Any) -> None:
+    """Delete the cached compilations of ``dispatcher``'s module (numba keeps them all in
+    one folder) if any of :data:`COMPILED_FROM` changed after they were written."""
+    cache = getattr(dispatcher, "_cache", None)
+    folder = Path(getattr(cache, "_cache_path", ""))
+    if not folder.is_dir():
+        return
+    package = Path(__file__).parent
+    newest = max((package / name).stat().st_mtime for name in COMPILED_FROM)
+    module = Path(dispatcher.py_func.__code__.co_filename).stem
+    indexes = list(folder.glob(f"{module}.*.nbi"))
+    if any(index.stat().st_mtime < newest for index in indexes):
+        for stale in folder.glob(f"{module}.*.nb[ic]"):
+            stale.unlink(missing_ok=True)
