@@ -27,10 +27,10 @@ COMPILED_FROM = (
 def drop_stale_cache(dispatcher: Any) -> None:
     """Delete the cached compilations of ``dispatcher``'s module (numba keeps them all in
     one folder) if any of :data:`COMPILED_FROM` changed after they were written."""
-    cache = getattr(dispatcher, "_cache", None)
-    folder = Path(getattr(cache, "_cache_path", ""))
-    if not folder.is_dir():
+    path = getattr(getattr(dispatcher, "_cache", None), "_cache_path", None)
+    if path is None or not Path(path).is_dir():  # not cached, or no JIT (NUMBA_DISABLE_JIT)
         return
+    folder = Path(path)
     package = Path(__file__).parent
     newest = max((package / name).stat().st_mtime for name in COMPILED_FROM)
     module = Path(dispatcher.py_func.__code__.co_filename).stem
