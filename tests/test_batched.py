@@ -15,14 +15,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sb3_contrib import MaskablePPO
+from test_train import assert_trains_the_same_weights_twice
 
 from agents.baselines import GreedyAgent
 from agents.heuristic import HeuristicAgent, HeuristicWeights
-from agents.policy import PolicyAgent
 from spinner_env import spinner_v0
 from spinner_env.batched import (
     FIRST_HAND_DRAW,
@@ -42,7 +41,7 @@ from spinner_env.vector import (
     as_batched,
 )
 from spinner_env.wrappers import SingleAgentEnv
-from train.ppo import make_training_env, train
+from train.ppo import make_training_env
 
 
 class SeededEnv(spinner_v0.raw_env):
@@ -399,11 +398,7 @@ def test_train_ppo_backend_batched_trains_with_snapshot_opponents(tmp_path):
             "snapshot_every": 256,
         },
     }
-    first = train(config, tmp_path / "a", progress_bar=False)
-    second = train(config, tmp_path / "b", progress_bar=False)
-    a = PolicyAgent.load(first).policy.state_dict()
-    b = PolicyAgent.load(second).policy.state_dict()
-    assert all(torch.equal(a[k], b[k]) for k in a)
+    assert_trains_the_same_weights_twice(config, tmp_path)
 
 
 def test_learner_batch_keeps_one_weight_row_per_heuristic_weight_set():

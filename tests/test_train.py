@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import torch
@@ -75,13 +77,16 @@ def test_a_mexican_train_smoke_run_trains_and_plays(tmp_path):
     assert report.matches == 4
 
 
-def test_the_same_seed_trains_the_same_weights(tmp_path):
-    config = tiny_config(total_timesteps=128, eval={})
+def assert_trains_the_same_weights_twice(config: dict, tmp_path: Path) -> None:
     first = train(config, tmp_path / "a", progress_bar=False)
     second = train(config, tmp_path / "b", progress_bar=False)
     a = PolicyAgent.load(first).policy.state_dict()
     b = PolicyAgent.load(second).policy.state_dict()
     assert all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_the_same_seed_trains_the_same_weights(tmp_path):
+    assert_trains_the_same_weights_twice(tiny_config(total_timesteps=128, eval={}), tmp_path)
 
 
 def test_the_pool_keeps_the_latest_snapshots_and_draws_by_weight():
