@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sb3_contrib import MaskablePPO
-from test_train import assert_trains_the_same_weights_twice
+from test_train import assert_trains_the_same_weights_twice, tiny_config
 
 from agents.baselines import GreedyAgent
 from agents.heuristic import HeuristicAgent, HeuristicWeights
@@ -378,26 +378,17 @@ def test_train_ppo_backend_batched_trains_with_snapshot_opponents(tmp_path):
     """``backend: batched`` in a train.ppo config; the heuristic plays compiled, snapshots
     (sampling ``PolicyAgent``s) through ``act_batch``; the same seed trains the same
     weights, the snapshots' sampling included."""
-    config = {
-        "name": "smoke_batched",
-        "num_players": 2,
-        "backend": "batched",
-        "env": {"num_hands": 1, "reward": "hand_score", "episode": "hand"},
-        "skip_forced": True,
-        "total_timesteps": 512,
-        "n_envs": 16,
-        "ppo": {
-            "n_steps": 16,
-            "batch_size": 64,
-            "n_epochs": 1,
-            "policy_kwargs": {"net_arch": [32]},
-        },
-        "opponents": {
-            "baselines": {"random": 1, "greedy": 1, "heuristic": 1},
-            "snapshot_weight": 2,
-            "snapshot_every": 256,
-        },
-    }
+    base = tiny_config()
+    config = tiny_config(
+        name="smoke_batched",
+        backend="batched",
+        total_timesteps=512,
+        n_envs=16,
+        ppo={**base["ppo"], "n_steps": 16},
+        opponents={**base["opponents"], "snapshot_every": 256},
+        checkpoint_every=0,
+        eval={},
+    )
     assert_trains_the_same_weights_twice(config, tmp_path)
 
 
