@@ -50,12 +50,11 @@ def agent_rate(num_players: int, seconds: float) -> float:
     while clock < seconds:
         if all(env.terminations.values()):
             env.reset(seed=decisions)
-        mask = env.observe(env.agent_selection)["action_mask"]
-        legal = np.flatnonzero(mask)
+        view = env.observe(env.agent_selection)
+        legal = np.flatnonzero(view["action_mask"])
         if len(legal) > 1:
-            observation = env.observe(env.agent_selection)["observation"]
             start = time.perf_counter()
-            agent.act(observation, mask, env)
+            agent.act(view["observation"], view["action_mask"], env)
             clock += time.perf_counter() - start
             decisions += 1
         env.step(int(rng.choice(legal)))
