@@ -1,0 +1,55 @@
+"""Writing files so that an interrupted run never leaves a half-written one.
+
+Every file the project writes (checkpoints, configs, reports, saved games, pictures)
+goes through :func:`atomic_write`: the bytes go to a temporary file in the same folder,
+are flushed to disk, and only then replace the target in one ``os.replace``. A reader
+sees the old file or the new one, never a truncated mix.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any
+
+
+@contextmanager
+def atomic_write(path: str | os.PathLike[str], mode: str = "w", **open_kwargs: Any) -> Iterator[IO]:
+    """Open a temporary file beside ``path``; on a clean exit it replaces ``path``.
+
+    ``mode`` is ``"w"`` (text, UTF-8 unless ``encoding`` is given) or ``"wb"``. If the
+    body raises, the temporary file is removed and ``path`` is left as it was.
+    """
+    if mode not in ("w", "wb"):
+        raise ValueError(f"atomic_write writes whole files: mode 'w' or 'wb', got {mode!r}")
+    target = Path(path)
+    if mode == "w":
+        open_kwargs.setdefault("encoding", "utf-8")
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, mode, **open_kwargs) as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
+    """Replace ``path`` with ``text`` (UTF-8) in one step."""
+    with atomic_write(path, "w") as f:
+        f.write(text)
+
+
+def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> None:
+    """Replace ``path`` with ``data`` in one step."""
+    with atomic_write(path, "wb") as f:
+        f.write(data)
+
+
+__all__ = ["atomic_write", "write_bytes_atomic", "write_text_atomic"]
