@@ -204,10 +204,7 @@ class MatchState(ABC):
             self._show_void(seat)
             self.passes_in_row += 1
             self._after_no_placement()
-            if not self.boneyard and self.passes_in_row >= self.num_players:
-                self._end_hand(went_out=None)
-            else:
-                self._next_turn()
+            self._end_turn()
             return
         self.hands[seat].remove(move.tile)
         again = self._place(move)
@@ -216,7 +213,7 @@ class MatchState(ABC):
         if not self.hands[seat]:
             self._end_hand(went_out=seat)
         elif not again:
-            self._next_turn()
+            self._end_turn()
 
     def _show_void(self, seat: int) -> None:
         """Record what a draw or pass shows: the seat holds none of the open values.
@@ -228,6 +225,21 @@ class MatchState(ABC):
             self.voids[seat] = self._open_values()
         else:
             self.voids[seat] |= self._open_values()
+
+    def hand_blocked(self) -> bool:
+        """Whether the hand in play is blocked, as checked whenever a turn ends.
+
+        The shared reading (S6.4): the boneyard is empty and every player has passed in
+        turn since the last placement. Games whose passes change what others may play
+        refine it (Mexican Train's markers, M6.1).
+        """
+        return not self.boneyard and self.passes_in_row >= self.num_players
+
+    def _end_turn(self) -> None:
+        if self.hand_blocked():
+            self._end_hand(went_out=None)
+        else:
+            self._next_turn()
 
     def _next_turn(self) -> None:
         self.current = (self.current + 1) % self.num_players

@@ -26,6 +26,10 @@ environment's action ids and observations do. The readings this module settles:
   values seat p is known from public play to hold no tile of. A draw or pass shows p
   void in the open ends of every train p could place on at that moment (only the oldest
   unsatisfied double's under M5.3), as :meth:`MexicanTrainState.playable_trains` gives.
+- M6.1 (revised 2026-11-30): a round is blocked when, at the end of a turn, the boneyard
+  is empty and no seat could place with every train marked
+  (:meth:`MexicanTrainState.hand_blocked`), not merely when everyone has passed since
+  the last placement.
 """
 
 from __future__ import annotations
@@ -330,6 +334,22 @@ class MexicanTrainState(MatchState):
         if move.tile.is_double:
             self.unsatisfied.append(train_id)
         return self.extra_placement
+
+    def hand_blocked(self) -> bool:
+        """M6.1: the boneyard is empty and no seat could place even if every train
+        carried a marker; unsatisfied doubles still bind (M5.3, M5.4).
+
+        A pass marks the passer's train (M4.3) and can open it to a seat that passed
+        before, so "everyone passed" is not enough: once every seat has passed in a row
+        every train is marked, and the seat that can place then does.
+        """
+        if self.boneyard:
+            return False
+        if self.unsatisfied:
+            open_ends = {self.trains[self.unsatisfied[0]].open_end}
+        else:
+            open_ends = {train.open_end for train in self.trains}
+        return not any(tile.has(end) for hand in self.hands for tile in hand for end in open_ends)
 
     def _after_no_placement(self) -> None:
         """M4.3: the turn ended without a (further) placement: the marker goes out."""

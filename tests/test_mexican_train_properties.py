@@ -87,6 +87,14 @@ def _open_end(state: MexicanTrainState, train: int) -> int:
     return end
 
 
+def could_place_with_every_train_marked(state: MexicanTrainState, shadow: Shadow) -> bool:
+    """M6.1's test, from the page and the shadow's record: would any seat have a
+    placement if every train carried a marker? The oldest unsatisfied double still binds."""
+    trains = shadow.waiting[:1] or [*range(shadow.n), MEXICAN]  # M5.3, M5.4
+    ends = {_open_end(state, train) for train in trains}
+    return any(end in (t.low, t.high) for hand in state.hands for t in hand for end in ends)
+
+
 def assert_tiles_conserved(state: MexicanTrainState) -> None:
     """Every tile of the 91 in exactly one place, the engine at the hub (M1.1, M2.3)."""
     places = Counter(t for hand in state.hands for t in hand)
@@ -125,6 +133,10 @@ def test_mask_is_the_legal_set_of_the_rules_page_and_tiles_are_conserved(seed, n
         train = state.absolute_train(move.train) if isinstance(move, Place) else None
         env.step(move_to_action(move))
         shadow.seen(seat, move, train)
+        if state.hand_over and state.results[-1].blocked:
+            assert not could_place_with_every_train_marked(state, shadow)  # M6.1
+        elif isinstance(move, Pass) and not state.boneyard:
+            assert could_place_with_every_train_marked(state, shadow)  # M6.1: goes on
     assert_tiles_conserved(env.game)
     result = env.game.results[-1]
     if result.blocked:
@@ -140,8 +152,9 @@ def test_every_match_ends_and_totals_are_the_sum_of_the_rounds(seed, n, num_roun
     state = MexicanTrainState.new(rules, seed=seed)
     rng = random.Random(seed)
     # A round has at most 90 placements and as many draws as the boneyard holds; a pass
-    # follows a draw or, with the boneyard empty, one of fewer than n passes in a row.
-    bound = 90 + 2 * 90 + 91 * n
+    # follows a draw or, with the boneyard empty, one of fewer than 2n passes in a row
+    # (after n passes every train is marked, and a seat that can place does, M6.1).
+    bound = 90 + 2 * 90 + 91 * 2 * n
     for _ in range(num_rounds):
         for _ in range(bound):
             if state.hand_over:

@@ -267,7 +267,8 @@ def test_m4_3_a_turn_without_placement_marks_the_own_train_empty_boneyard_includ
     empty = dead_position()
     assert empty.legal_moves() == [PASS]
     empty.apply(PASS)
-    assert empty.trains[0].marker and empty.current == 1
+    assert empty.trains[0].marker
+    assert empty.hand_over  # nobody could place even with every train marked (M6.1)
 
 
 DEAD_TRAINS = [
@@ -416,15 +417,33 @@ def test_m6_1_the_round_ends_when_a_player_places_the_last_tile():
         state.apply(PASS)
 
 
-def test_m6_1_the_round_is_blocked_when_everyone_passed_with_an_empty_boneyard():
+def test_m6_1_a_round_nobody_could_play_even_with_every_train_marked_is_blocked_at_once():
     state = dead_position()
     state.apply(PASS)
-    assert not state.hand_over
-    state.apply(PASS)
+    # The pass ends a turn, and no seat could place even with every train marked.
     assert state.hand_over and state.results[-1].blocked
 
 
-def test_m6_1_a_placement_restarts_the_count_of_passes():
+def test_m6_1_a_pass_that_opens_a_train_to_a_seat_that_passed_does_not_block_the_round():
+    """The issue's example (seed 53300): seat 1 holds 9-9 and 4-9 and passes; seat 0's
+    train ends in 9 and is unmarked until seat 0 passes too, which opens it (M3.3, M4.3)."""
+    mexican = "12-4 4-11 11-9 9-5 5-11 11-6 6-9 9-7 7-11 11-8 8-9 9-10 10-11"
+    trains = ["12-9", "12-11 11-11 11-0 0-9 9-1 1-11 11-2 2-9 9-3 3-11", mexican]
+    seat1 = "9-9 4-9"
+    taken = tiles(" ".join([*trains, seat1]))
+    seat0 = [t for t in ALL_TILES if t not in taken and t is not parse("12-12")]
+    state = MexicanTrainState.from_position([seat0, seat1], [], trains=trains, current=1)
+    state.apply(PASS)
+    assert not state.hand_over and state.current == 0
+    assert state.legal_moves() == [PASS]
+    state.apply(PASS)  # the earlier reading ended the round here: both seats had passed
+    assert not state.hand_over and state.trains[0].marker
+    assert set(state.legal_moves()) == {place("9-9", 1), place("4-9", 1)}
+    state.apply(place("4-9", 1))
+    assert not state.hand_over and state.current == 0 and state.trains[0].open_end == 4
+
+
+def test_m6_1_a_round_is_blocked_right_after_a_placement_that_leaves_nothing_playable():
     mexican = "12-8 8-9 9-12 12-10 10-11"
     trains = [*DEAD_TRAINS[:2], mexican]
     on_trains = tiles(" ".join(trains))
@@ -435,18 +454,36 @@ def test_m6_1_a_placement_restarts_the_count_of_passes():
         [others[::2], elevens + others[1::2]], [], trains=trains
     )
     state.apply(PASS)
+    assert not state.hand_over  # seat 1 can follow the Mexican train's 11
     state.apply(place("11-12", MEXICAN))
-    state.apply(PASS)
-    assert not state.hand_over
-    assert state.legal_moves() == [PASS]
+    # Every 12 is on a train now: the next seat would only pass, so the turn that
+    # placed 11-12 ends the round, scored as it stands (M6.2).
+    assert state.hand_over
+    result = state.results[-1]
+    assert result.blocked and result.hand_number == 0
+    assert list(result.points) == [state.hand_points(0), state.hand_points(1)]
+    assert state.totals == list(result.points)
+    assert result.winner == min((0, 1), key=lambda seat: (result.points[seat], seat))
+
+
+def test_m6_1_a_pass_on_an_unsatisfied_double_nobody_can_satisfy_blocks_the_round():
+    """Seat 1 could start its own empty train with a 12, but the unsatisfied 5-5 binds
+    every seat (M5.3) and every other 5 is on the Mexican train."""
+    mexican = "12-0 0-5 5-1 1-3 3-5 5-2 2-4 4-5 5-6 6-7 7-5 5-8 8-9 9-5 5-10 10-11 11-5"
+    trains = ["12-5 5-5", "", mexican]
+    on_trains = tiles(" ".join(trains))
+    rest = [t for t in ALL_TILES if t not in on_trains and t is not parse("12-12")]
+    state = MexicanTrainState.from_position([rest[::2], rest[1::2]], [], trains=trains, current=1)
+    assert state.unsatisfied == [0] and state.legal_moves() == [PASS]
     state.apply(PASS)
     assert state.hand_over and state.results[-1].blocked
+    assert state.trains[1].marker  # the pass still marked seat 1's train (M4.3)
+    assert state.totals == [state.hand_points(0), state.hand_points(1)]
 
 
 def test_m6_2_points_left_in_hand_are_added_to_the_match_totals():
     state = dead_position(totals=[10, 20])
     expected = [sum(t.pips for t in hand) for hand in state.hands]
-    state.apply(PASS)
     state.apply(PASS)
     assert list(state.results[-1].points) == expected
     assert state.totals == [10 + expected[0], 20 + expected[1]]
