@@ -22,10 +22,11 @@ from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from spinner_env.match import MatchState, match_winners
+from spinner_env.picture import table_picture
 
 REWARD_SCHEMES = ("match", "hand_score")
 EPISODES = ("match", "hand")
-RENDER_MODES = ("ansi", "human")
+RENDER_MODES = ("ansi", "human", "rgb_array")
 
 
 def layout_slices(layout: Sequence[tuple[str, int, str]]) -> tuple[dict[str, slice], int]:
@@ -302,11 +303,13 @@ class DominoAECEnv(AECEnv, EzPickle, ABC):
         for seat, value in enumerate(values):
             self.rewards[self.possible_agents[seat]] += value
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode")
             return None
         viewer = None if all(self.terminations.values()) else self.game.current
+        if self.render_mode == "rgb_array":
+            return table_picture(self.game, viewer)
         text = self.renderer(self.game, viewer)
         if self.render_mode == "human":
             print(text)

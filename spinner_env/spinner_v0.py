@@ -145,11 +145,12 @@ class raw_env(DominoAECEnv):
         episode: ``"match"`` (one episode is a whole match) or ``"hand"`` (one hand, its
             number drawn by the seed from the match's hands; ``"match"`` reward then
             goes to the lowest points of that hand).
-        render_mode: None, ``"ansi"`` (render() returns text) or ``"human"`` (prints).
+        render_mode: None, ``"ansi"`` (render() returns text), ``"human"`` (prints) or
+            ``"rgb_array"`` (render() returns a picture of the table, H x W x 3 uint8).
     """
 
     metadata = {
-        "render_modes": ["ansi", "human"],
+        "render_modes": ["ansi", "human", "rgb_array"],
         "name": "spinner_v0",
         "is_parallelizable": False,
         "render_fps": 1,

@@ -68,7 +68,7 @@ class SingleAgentEnv(gymnasium.Env):
             that unmasked code cannot corrupt a game; MaskablePPO never does it).
     """
 
-    metadata = {"render_modes": ["ansi", "human"]}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
 
     def __init__(
         self,
@@ -152,7 +152,8 @@ class SingleAgentEnv(gymnasium.Env):
         """The learner's legal actions as booleans (what MaskablePPO asks for)."""
         return self._mask.copy()
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
+        """The AEC env's render: text, or with ``rgb_array`` a picture (for ``RecordVideo``)."""
         return self.aec.render()
 
     def close(self) -> None:

@@ -299,7 +299,7 @@ def test_wrapped_env_ends_the_game_on_an_illegal_action():
         ({"double_blank_50": 1}, "double_blank_50"),
         ({"reward": "points"}, "reward"),
         ({"episode": "round"}, "episode"),
-        ({"render_mode": "rgb_array"}, "render_mode"),
+        ({"render_mode": "rgb"}, "render_mode"),
     ],
 )
 def test_bad_constructor_arguments_are_rejected(kwargs, message):

@@ -274,7 +274,7 @@ def test_wrapped_env_enforces_order():
         ({"num_hands": 11}, "num_hands"),
         ({"reward": "points"}, "reward"),
         ({"episode": "round"}, "episode"),
-        ({"render_mode": "rgb_array"}, "render_mode"),
+        ({"render_mode": "rgb"}, "render_mode"),
         ({"shortened": "yes"}, "shortened"),
     ],
 )
