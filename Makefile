@@ -4,14 +4,14 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 STAMP := $(VENV)/.installed
 
-.PHONY: install test lint demo bench train clean
+.PHONY: install test lint demo bench train clean play web
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
 	# The CPU build of torch first: an unpinned torch would pull a multi-GB CUDA build.
 	$(PIP) install -q torch==2.13.0
-	$(PIP) install -q -e ".[train,dev]"
+	$(PIP) install -q -e ".[train,dev,web]"
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -24,6 +24,15 @@ test: lint
 
 demo: $(STAMP)
 	$(PY) -m spinner_env.demo --players 4
+
+# Play a 4-player Spinner match against the committed checkpoint and two baselines.
+play: $(STAMP)
+	$(PY) -m spinner_env.play --game spinner --players 4 --seat 0 \
+		--opponents checkpoint heuristic random
+
+# Serve the web game on http://127.0.0.1:8000
+web: $(STAMP)
+	$(PY) -m spinner_env.web
 
 bench: $(STAMP)
 	$(PIP) install -q -e ".[bench]"

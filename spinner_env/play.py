@@ -154,14 +154,20 @@ class Table:
 def _check_plays(agent: Agent, spec: str, state: MatchState, game: GameSpec) -> None:
     """ValueError unless ``agent`` can decide in this game at this player count.
 
-    A checkpoint is laid out for one game's observation: one dry decision shows it.
+    A checkpoint is laid out for one game's observation size; any other agent gets one
+    dry decision (which shows nothing where the first move is forced).
     """
+    cannot = f"agent {spec!r} cannot play {game.name} with {state.num_players} players"
+    space = getattr(getattr(agent, "policy", None), "observation_space", None)
+    if space is not None and space.shape != (game.encoding.obs_size,):
+        raise ValueError(
+            f"{cannot}: it reads observations of shape {space.shape}, "
+            f"the game gives ({game.encoding.obs_size},)"
+        )
     try:
         agent_move(agent, state.copy(), game.encoding)
     except Exception as err:  # any failure means the agent cannot play here
-        raise ValueError(
-            f"agent {spec!r} cannot play {game.name} with {state.num_players} players: {err}"
-        ) from err
+        raise ValueError(f"{cannot}: {err}") from err
 
 
 def seat_specs(players: int, humans: Sequence[int], opponents: Sequence[str]) -> list[str]:

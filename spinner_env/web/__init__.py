@@ -1,0 +1,11 @@
+"""The web game: play Spinner or Mexican Train against agents in a browser.
+
+    python -m spinner_env.web            # then open http://127.0.0.1:8000
+
+:mod:`spinner_env.web.app` is the FastAPI app (page and JSON API),
+:mod:`spinner_env.web.store` keeps the games in memory and on disk.
+"""
+
+from spinner_env.web.app import create_app
+
+__all__ = ["create_app"]

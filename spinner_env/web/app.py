@@ -1,0 +1,266 @@
+"""The web game's JSON API and page (FastAPI).
+
+Endpoints (every error is a 4xx whose ``detail`` says what was wrong; the game is left
+as it was):
+
+- ``GET /``: the page; ``GET /static/...``: its script and style.
+- ``GET /api/options``: the games and the agent names the page offers.
+- ``POST /api/games`` ``{game, players, seat, opponents, seed?, hands?}``: a new game;
+  the person sits at ``seat``, ``opponents`` fill the other seats in order (one name
+  fills them all).
+- ``GET /api/games/{id}?seat=``: the game as the person's seat sees it.
+- ``POST /api/games/{id}/move`` ``{seat, action}``: play one of the legal moves (by its
+  action id, as listed in ``legal``), then the agents' replies up to the person's next
+  decision or the end of the hand.
+- ``POST /api/games/{id}/next-hand`` ``{seat}``: deal the next hand once one is over.
+
+A state answer shows only what the seat may know (S2.5, M7): its own hand, every
+seat's tile count and total, the boneyard's size, the public layout and log. The board
+is the picture module's scene as SVG, so the page looks like ``render_mode="rgb_array"``.
+Answers that include agents' moves carry ``steps``: each agent move with the board
+after it, which the page shows one by one with a short delay.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, Field
+
+from agents import BASELINES
+from spinner_env.match import Draw, Pass
+from spinner_env.mexican_train import MexicanTrainState
+from spinner_env.picture import table_scene, to_svg
+from spinner_env.play import HUMAN, Table, seat_specs
+from spinner_env.spinner import SpinnerTile
+from spinner_env.web.store import GameStore, UnknownGameError
+from train.games import GAMES
+
+STATIC = Path(__file__).parent / "static"
+
+
+class NewGame(BaseModel):
+    game: str = "spinner"
+    players: int = Field(2, ge=2, le=8)
+    seat: int = Field(0, ge=0)
+    opponents: list[str] = Field(default_factory=lambda: ["heuristic"], min_length=1)
+    seed: int | None = Field(None, ge=0, lt=2**62)
+    hands: int | None = Field(None, ge=1)
+
+
+class MoveRequest(BaseModel):
+    seat: int
+    action: int
+
+
+class SeatRequest(BaseModel):
+    seat: int
+
+
+def create_app(data_dir: Path, max_games: int = 64, checkpoints: Sequence[str] = ()) -> FastAPI:
+    """The app, holding at most ``max_games`` games, each kept in ``data_dir``.
+
+    Opponents are agent names (``make_agent`` decides which exist); a checkpoint file is
+    loaded only if it is one of ``checkpoints``, since loading one runs its pickle.
+    """
+    store = GameStore(data_dir, max_games)
+    agent_choices = [*BASELINES, "checkpoint", *checkpoints]
+    app = FastAPI(title="spinner-env web game")
+    app.state.store = store
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    @app.exception_handler(RequestValidationError)
+    async def readable_validation_error(request: Request, err: RequestValidationError):
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc'][1:]) or 'body'}: {e['msg']}" for e in err.errors()
+        )
+        return JSONResponse(status_code=422, content={"detail": problems})
+
+    @app.get("/", include_in_schema=False)
+    def page() -> FileResponse:
+        return FileResponse(STATIC / "index.html")
+
+    @app.get("/api/options")
+    def options() -> dict[str, Any]:
+        return {"games": list(GAMES), "agents": agent_choices}
+
+    @app.post("/api/games", status_code=201)
+    def new_game(request: NewGame) -> dict[str, Any]:
+        if request.game not in GAMES:
+            raise HTTPException(422, f"unknown game {request.game!r}: one of {', '.join(GAMES)}")
+        if request.seat >= request.players:
+            raise HTTPException(422, f"seat must be from 0 to {request.players - 1}")
+        for spec in request.opponents:
+            if _is_path(spec) and spec not in checkpoints:
+                raise HTTPException(
+                    422, f"agent {spec!r} is a file the server was not started with (--checkpoint)"
+                )
+        seed = request.seed if request.seed is not None else secrets.randbelow(2**62)
+        try:
+            seats = seat_specs(request.players, [request.seat], request.opponents)
+            table = Table.new(request.game, seats, seed, request.hands)
+        except ValueError as err:
+            raise HTTPException(422, str(err)) from None
+        with store.lock:
+            steps = _agents_play(table, request.seat)
+            game_id = store.add(table)
+            return _answer(game_id, table, request.seat, steps)
+
+    @app.get("/api/games/{game_id}")
+    def game_state(game_id: str, seat: int | None = None) -> dict[str, Any]:
+        with store.lock:
+            table = _table(store, game_id)
+            return _state(game_id, table, _person(table, seat))
+
+    @app.post("/api/games/{game_id}/move")
+    def move(game_id: str, request: MoveRequest) -> dict[str, Any]:
+        with store.lock:
+            table = _table(store, game_id)
+            seat = _person(table, request.seat)
+            state = table.state
+            if state.hand_over:
+                raise HTTPException(409, "the hand is over: ask for the next hand")
+            if state.current != seat:
+                raise HTTPException(409, f"it is player_{state.current}'s turn, not seat {seat}'s")
+            legal = {table.game.encoding.action_of(m): m for m in state.legal_moves()}
+            if request.action not in legal:
+                raise HTTPException(
+                    422, f"action {request.action} is not a legal move now; legal: {sorted(legal)}"
+                )
+            table.play(legal[request.action])
+            steps = _agents_play(table, seat)
+            store.save(game_id)
+            return _answer(game_id, table, seat, steps)
+
+    @app.post("/api/games/{game_id}/next-hand")
+    def next_hand(game_id: str, request: SeatRequest) -> dict[str, Any]:
+        with store.lock:
+            table = _table(store, game_id)
+            seat = _person(table, request.seat)
+            if not table.state.hand_over:
+                raise HTTPException(409, "the hand is still in play")
+            if table.state.match_over:
+                raise HTTPException(409, "the match is over: start a new game")
+            table.next_hand()
+            steps = _agents_play(table, seat)
+            store.save(game_id)
+            return _answer(game_id, table, seat, steps)
+
+    return app
+
+
+def _is_path(spec: str) -> bool:
+    return "/" in spec or "\\" in spec or spec.endswith((".pt", ".zip"))
+
+
+def _table(store: GameStore, game_id: str) -> Table:
+    try:
+        return store.get(game_id)
+    except UnknownGameError:
+        raise HTTPException(404, f"no game {game_id!r}: it never existed or was dropped") from None
+
+
+def _person(table: Table, seat: int | None) -> int:
+    """The person's seat; 403 if ``seat`` is another (an agent's hand is not theirs)."""
+    person = table.humans[0]
+    if seat is not None and seat != person:
+        if not 0 <= seat < len(table.seats):
+            raise HTTPException(422, f"seat must be from 0 to {len(table.seats) - 1}, got {seat}")
+        raise HTTPException(
+            403, f"seat {seat} is played by {table.seats[seat]}; you sit at seat {person}"
+        )
+    return person
+
+
+def _agents_play(table: Table, seat: int) -> list[dict[str, Any]]:
+    """The agents' moves up to ``seat``'s next decision or the hand's end, each with the board."""
+    steps = []
+    while table.agent_to_act():
+        table.play_agent()
+        steps.append({"entry": table.log[-1], "board": _board(table, seat)})
+    return steps
+
+
+def _board(table: Table, seat: int) -> str:
+    return to_svg(table_scene(table.state, seat))
+
+
+def _answer(game_id: str, table: Table, seat: int, steps: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"state": _state(game_id, table, seat), "steps": steps}
+
+
+def _state(game_id: str, table: Table, seat: int) -> dict[str, Any]:
+    """What ``seat`` may see of the game, and its legal moves when it is to act."""
+    state = table.state
+    to_act = not state.hand_over and state.current == seat
+    return {
+        "id": game_id,
+        "game": table.game.name,
+        "you": seat,
+        "seats": [
+            {
+                "seat": s,
+                "player": "you" if spec == HUMAN else spec,
+                "tiles": len(state.hands[s]),
+                "total": state.totals[s],
+            }
+            for s, spec in enumerate(table.seats)
+        ],
+        "hand_number": state.hand_number,
+        "num_hands": state.num_hands,
+        "current": state.current,
+        "to_act": to_act,
+        "hand_over": state.hand_over,
+        "match_over": state.match_over,
+        "boneyard": len(state.boneyard),
+        "hand": [str(t) for t in state.hands[seat]],
+        "legal": [_move_json(table, m) for m in state.legal_moves()] if to_act else [],
+        "results": [
+            {
+                "hand": r.hand_number,
+                "winner": r.winner,
+                "points": list(r.points),
+                "blocked": r.blocked,
+            }
+            for r in state.results
+        ],
+        "winners": state.match_winners() if state.match_over else [],
+        "log": list(table.log),
+        "board": _board(table, seat),
+    }
+
+
+def _move_json(table: Table, move: Any) -> dict[str, Any]:
+    """A legal move as the page needs it: its action id, tile and target (the end value
+    in Spinner, the train by seat or ``-1`` for the Mexican train), and its words."""
+    action = table.game.encoding.action_of(move)
+    if isinstance(move, Draw):
+        return {"action": action, "kind": "draw", "label": "Draw"}
+    if isinstance(move, Pass):
+        return {"action": action, "kind": "pass", "label": "Pass"}
+    state = table.state
+    if isinstance(state, MexicanTrainState):
+        target = str(state.absolute_train(move.train))
+        return {
+            "action": action,
+            "kind": "place",
+            "tile": str(move.tile),
+            "target": target,
+            "label": str(move),
+        }
+    sym = SpinnerTile.symbol
+    return {
+        "action": action,
+        "kind": "place",
+        "tile": str(move.tile),
+        "target": sym(move.end),
+        "opens": sym(move.opens),
+        "label": str(move),
+    }

@@ -1,0 +1,228 @@
+// The web game's page: draws the server's answers and sends the person's moves.
+// The board is SVG made by the server (spinner_env/picture.py); this script only marks
+// which hand tiles can move and where the chosen one may go, and plays agents' moves
+// back one by one with a short delay. ?delay=MS in the address changes the delay.
+"use strict";
+
+const params = new URLSearchParams(location.search);
+const AGENT_DELAY_MS = Number(params.get("delay") ?? 450);
+const $ = (id) => document.getElementById(id);
+
+let game = null;      // the last state the server sent
+let selected = null;  // the hand tile chosen, as "a-b"
+let busy = false;     // while a request runs or agents' moves are being shown
+
+async function api(method, path, body) {
+  const response = await fetch(path, {
+    method,
+    headers: body ? { "Content-Type": "application/json" } : {},
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const data = await response.json();
+  if (!response.ok) throw new Error(data.detail || response.statusText);
+  return data;
+}
+
+function showError(message) {
+  $("error").textContent = message;
+  $("error").hidden = !message;
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// --------------------------------------------------------------- the set-up form
+function opponentInputs() {
+  const players = Math.min(8, Math.max(2, Number($("players").value) || 2));
+  $("seat").max = players - 1;
+  const holder = $("opponents");
+  const old = [...holder.querySelectorAll("input")].map((i) => i.value);
+  holder.replaceChildren();
+  for (let k = 0; k < players - 1; k++) {
+    const input = document.createElement("input");
+    input.className = "opponent";
+    input.setAttribute("list", "agent-names");
+    input.value = old[k] ?? "heuristic";
+    input.title = "an agent: random, greedy, heuristic, checkpoint, or a checkpoint path";
+    holder.append(input);
+  }
+}
+
+async function startGame(event) {
+  event?.preventDefault();
+  const number = (id) => ($(id).value === "" ? null : Number($(id).value));
+  const body = {
+    game: $("game-choice").value,
+    players: number("players"),
+    seat: number("seat"),
+    opponents: [...$("opponents").querySelectorAll("input")].map((i) => i.value.trim()),
+    seed: number("seed"),
+    hands: number("hands"),
+  };
+  await request(() => api("POST", "/api/games", body));
+}
+
+// ------------------------------------------------------------------ the game
+async function request(call) {
+  if (busy) return;
+  busy = true;
+  showError("");
+  try {
+    const answer = await call();
+    await showSteps(answer.steps ?? []);
+    show(answer.state ?? answer);
+  } catch (err) {
+    showError(err.message);
+  } finally {
+    busy = false;
+  }
+}
+
+async function showSteps(steps) {
+  for (const step of steps) {
+    $("turn").textContent = step.entry.split(":")[0] + " is playing...";
+    await sleep(AGENT_DELAY_MS);
+    $("board").innerHTML = step.board;
+    appendLog(step.entry);
+  }
+}
+
+function appendLog(entry) {
+  const item = document.createElement("li");
+  item.textContent = entry;
+  $("log").append(item);
+  $("log").scrollTop = $("log").scrollHeight;
+}
+
+function show(state) {
+  game = state;
+  selected = null;
+  history.replaceState(null, "", `${location.pathname}${location.search}#game=${state.id}`);
+  $("board").innerHTML = state.board;
+  $("log").replaceChildren();
+  state.log.forEach(appendLog);
+  $("boneyard").textContent = state.boneyard;
+  const rows = state.seats.map((s) => {
+    const row = document.createElement("tr");
+    row.dataset.seat = s.seat;
+    if (s.seat === state.current && !state.hand_over) row.className = "acting";
+    for (const text of [`player_${s.seat}`, s.player, s.tiles, s.total]) {
+      const cell = document.createElement("td");
+      cell.textContent = text;
+      row.append(cell);
+    }
+    return row;
+  });
+  $("scores").tBodies[0].replaceChildren(...rows);
+  $("turn").textContent = state.match_over ? "Match over"
+    : state.hand_over ? "Hand over"
+    : state.to_act ? "Your turn" : `player_${state.current} to act`;
+  const kinds = new Set(state.legal.map((m) => m.kind));
+  $("draw").hidden = !kinds.has("draw");
+  $("pass").hidden = !kinds.has("pass");
+  $("choice").hidden = true;
+  showEnding(state);
+  markMovable();
+}
+
+function showEnding(state) {
+  const last = state.results[state.results.length - 1];
+  $("hand-over").hidden = !state.hand_over || state.match_over;
+  $("match-over").hidden = !state.match_over;
+  if (!state.hand_over) return;
+  const how = last.blocked ? "the hand was blocked" : "went out";
+  const points = last.points.map((p, s) => `player_${s} +${p}`).join(", ");
+  $("hand-over-title").textContent = `player_${last.winner} wins the hand (${how})`;
+  $("hand-over-points").textContent = `Points: ${points}`;
+  const winners = state.winners.map((s) => (s === state.you ? "you" : `player_${s}`));
+  $("match-over-text").textContent =
+    `Winner: ${winners.join(", ")}. Totals: ` +
+    state.seats.map((s) => `player_${s.seat} ${s.total}`).join(", ");
+}
+
+// ------------------------------------------------------- choosing a placement
+const placements = () => (game?.legal ?? []).filter((m) => m.kind === "place");
+const targetSelector = (target) => game.game === "spinner"
+  ? `.end[data-end="${target}"]` : `.train-end[data-train="${target}"]`;
+
+function markMovable() {
+  const movable = new Set(placements().map((m) => m.tile));
+  for (const tile of $("board").querySelectorAll(".hand-tile")) {
+    tile.classList.toggle("movable", movable.has(tile.dataset.tile));
+    tile.classList.toggle("selected", tile.dataset.tile === selected);
+  }
+  for (const old of $("board").querySelectorAll(".target")) old.classList.remove("target");
+  if (selected === null) return;
+  for (const move of placements().filter((m) => m.tile === selected)) {
+    $("board").querySelector(targetSelector(move.target))?.classList.add("target");
+  }
+}
+
+function onBoardClick(event) {
+  if (busy || !game?.to_act) return;
+  const tile = event.target.closest(".hand-tile.movable");
+  if (tile) {
+    selected = tile.dataset.tile === selected ? null : tile.dataset.tile;
+    $("choice").hidden = true;
+    markMovable();
+    return;
+  }
+  const target = event.target.closest(".target");
+  if (!target || selected === null) return;
+  const key = target.dataset.end ?? target.dataset.train;
+  const moves = placements().filter((m) => m.tile === selected && m.target === key);
+  if (moves.length === 1) play(moves[0].action);
+  else if (moves.length > 1) offerChoice(moves);
+}
+
+// S4.3: a tile that fits an end either way: the person picks the end left open.
+function offerChoice(moves) {
+  const holder = $("choice");
+  holder.replaceChildren();
+  const text = document.createElement("span");
+  text.textContent = `${selected}: leave open`;
+  holder.append(text);
+  for (const move of moves) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "opens";
+    button.dataset.action = move.action;
+    button.textContent = move.opens;
+    button.title = move.label;
+    button.addEventListener("click", () => play(move.action));
+    holder.append(button);
+  }
+  holder.hidden = false;
+}
+
+function play(action) {
+  const body = { seat: game.you, action };
+  return request(() => api("POST", `/api/games/${game.id}/move`, body));
+}
+
+function playKind(kind) {
+  const move = game?.legal.find((m) => m.kind === kind);
+  if (move && !busy) play(move.action);
+}
+
+// ---------------------------------------------------------------------- start
+async function init() {
+  $("players").addEventListener("change", opponentInputs);
+  $("new-game").addEventListener("submit", startGame);
+  $("board").addEventListener("click", onBoardClick);
+  $("draw").addEventListener("click", () => playKind("draw"));
+  $("pass").addEventListener("click", () => playKind("pass"));
+  $("next-hand").addEventListener("click", () => request(
+    () => api("POST", `/api/games/${game.id}/next-hand`, { seat: game.you })));
+  $("play-again").addEventListener("click", startGame);
+  opponentInputs();
+  const options = await api("GET", "/api/options");
+  $("agent-names").replaceChildren(...options.agents.map((name) => {
+    const option = document.createElement("option");
+    option.value = name;
+    return option;
+  }));
+  const saved = /game=([0-9a-f]{16})/.exec(location.hash);
+  if (saved) await request(() => api("GET", `/api/games/${saved[1]}`));
+}
+
+init().catch((err) => showError(err.message));
