@@ -288,8 +288,9 @@ def _header(scene: Scene, state: MatchState, spinner: bool) -> None:
         how = "blocked" if result.blocked else "went out"
         status = f"player_{result.winner} wins the hand ({how})"
         if state.match_over:
-            status = "Match over: " + ", ".join(f"player_{s}" for s in state.match_winners())
-            status += " win"
+            winners = state.match_winners()
+            status = "Match over: " + ", ".join(f"player_{s}" for s in winners)
+            status += " wins" if len(winners) == 1 else " win"
     else:
         status = f"player_{state.current} to act"
     scene.add(Text(WIDTH - 16, HEADER_H / 2, status, 20, ACTIVE, "r"))

@@ -12,6 +12,12 @@ let game = null;      // the last state the server sent
 let selected = null;  // the hand tile chosen, as "a-b"
 let busy = false;     // while a request runs or agents' moves are being shown
 
+// body[data-busy] tells anyone watching the page (the browser test) when it settles.
+function setBusy(value) {
+  busy = value;
+  document.body.dataset.busy = value;
+}
+
 async function api(method, path, body) {
   const response = await fetch(path, {
     method,
@@ -64,7 +70,7 @@ async function startGame(event) {
 // ------------------------------------------------------------------ the game
 async function request(call) {
   if (busy) return;
-  busy = true;
+  setBusy(true);
   showError("");
   try {
     const answer = await call();
@@ -73,7 +79,7 @@ async function request(call) {
   } catch (err) {
     showError(err.message);
   } finally {
-    busy = false;
+    setBusy(false);
   }
 }
 
