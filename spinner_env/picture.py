@@ -317,7 +317,13 @@ def _side_panel(scene: Scene, state: MatchState, viewer: int | None) -> None:
         for k in range(shown):
             group.shapes.append(back_shape(x + 10 + k * 9, y + 28, 7, min(14, row_h - 38)))
         group.shapes.append(
-            Text(x + 16 + shown * 9, y + 28 + min(14, row_h - 38) / 2, f"{count} tiles", 13, MUTED)
+            Text(
+                x + 16 + shown * 9,
+                y + 28 + min(14, row_h - 38) / 2,
+                f"{count} tile" + ("" if count == 1 else "s"),
+                13,
+                MUTED,
+            )
         )
         scene.add(group)
         y += row_h

@@ -64,6 +64,7 @@ async function startGame(event) {
     seed: number("seed"),
     hands: number("hands"),
   };
+  $("turn").textContent = "Dealing...";
   await request(() => api("POST", "/api/games", body));
 }
 
