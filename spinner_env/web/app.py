@@ -193,11 +193,14 @@ def _board(table: Table, seat: int) -> str:
 
 
 def _answer(game_id: str, table: Table, seat: int, steps: list[dict[str, Any]]) -> dict[str, Any]:
-    return {"state": _state(game_id, table, seat), "steps": steps}
+    # The last agent move's board is the board now: drawn once.
+    board = steps[-1]["board"] if steps else None
+    return {"state": _state(game_id, table, seat, board), "steps": steps}
 
 
-def _state(game_id: str, table: Table, seat: int) -> dict[str, Any]:
-    """What ``seat`` may see of the game, and its legal moves when it is to act."""
+def _state(game_id: str, table: Table, seat: int, board: str | None = None) -> dict[str, Any]:
+    """What ``seat`` may see of the game, and its legal moves when it is to act; ``board``
+    is the seat's SVG when the caller has just drawn it."""
     state = table.state
     to_act = not state.hand_over and state.current == seat
     return {
@@ -233,7 +236,7 @@ def _state(game_id: str, table: Table, seat: int) -> dict[str, Any]:
         ],
         "winners": state.match_winners() if state.match_over else [],
         "log": list(table.log),
-        "board": _board(table, seat),
+        "board": board if board is not None else _board(table, seat),
     }
 
 
