@@ -1,6 +1,7 @@
 """The web game in a real browser: headless Chromium plays a whole 2-player Spinner hand
 against ``random`` by clicking hand tiles and their highlighted targets (and the draw and
-pass buttons when those are the moves), with no console errors.
+pass buttons when those are the moves), with no console errors; and some Mexican Train
+turns, whose targets are the trains.
 
 Chromium and its driver come from Debian (``apt-get install chromium chromium-driver``;
 ``.ci/run`` installs them). Without them the test is skipped, except in CI (``CI=true``),
@@ -97,46 +98,57 @@ def visible(driver: webdriver.Chrome, element_id: str) -> bool:
     return driver.find_element(By.ID, element_id).is_displayed()
 
 
+def start_game(browser, url: str, game: str, players: int, opponent: str) -> str:
+    """Fill in the set-up form (seed 3, one hand) and start; the game's id."""
+    browser.get(f"{url}/?delay=20")
+    settled(browser)
+    Select(browser.find_element(By.ID, "game-choice")).select_by_value(game)
+    players_box = browser.find_element(By.ID, "players")
+    players_box.clear()
+    players_box.send_keys(str(players))
+    for field, value in (("seed", "3"), ("hands", "1")):
+        browser.find_element(By.ID, field).send_keys(value)  # also fires players' change
+    for box in browser.find_elements(By.CSS_SELECTOR, "#opponents input"):
+        box.clear()
+        box.send_keys(opponent)
+    browser.find_element(By.ID, "start").click()
+    settled(browser)
+    return browser.execute_script("return location.hash").split("=")[1]
+
+
+def take_turn(browser) -> str:
+    """Make the person's move as a person would: draw or pass when those are the
+    buttons, else click the first playable tile and the first place it lights up (and
+    the first end to leave open when both are offered). What was clicked."""
+    if visible(browser, "draw"):
+        browser.find_element(By.ID, "draw").click()
+        return "draw"
+    if visible(browser, "pass"):
+        browser.find_element(By.ID, "pass").click()
+        return "pass"
+    browser.find_elements(By.CSS_SELECTOR, "#board .hand-tile.movable")[0].click()
+    targets = browser.find_elements(By.CSS_SELECTOR, "#board .target")
+    assert targets, "a movable tile lights up where it may go"
+    targets[0].click()
+    if visible(browser, "choice"):  # S4.3: both ends offered
+        browser.find_elements(By.CSS_SELECTOR, "#choice button.opens")[0].click()
+        return "choice"
+    return "tile"
+
+
 def test_a_whole_hand_is_played_by_clicking(browser, server, tmp_path):
     url, app = server
     shots = Path(os.environ.get("SCREENSHOTS", tmp_path / "screenshots"))
     shots.mkdir(parents=True, exist_ok=True)
-    browser.get(f"{url}/?delay=20")
-    settled(browser)
-    Select(browser.find_element(By.ID, "game-choice")).select_by_value("spinner")
-    for field, value in (("seed", "3"), ("hands", "1")):
-        browser.find_element(By.ID, field).send_keys(value)
-    opponent = browser.find_element(By.CSS_SELECTOR, "#opponents input")
-    opponent.clear()
-    opponent.send_keys("random")
-    browser.find_element(By.ID, "start").click()
-    settled(browser)
-    game_id = browser.execute_script("return location.hash").split("=")[1]
-    table = app.state.store.get(game_id)
+    table = app.state.store.get(start_game(browser, url, "spinner", 2, "random"))
     browser.save_screenshot(str(shots / "start.png"))
-
     clicks = {"tile": 0, "choice": 0, "draw": 0, "pass": 0}
     for turn in range(200):
         if visible(browser, "match-over"):
             break
         assert browser.find_element(By.ID, "turn").text == "Your turn"
         check_panels_against_engine(browser, table.state)
-        if visible(browser, "draw"):
-            browser.find_element(By.ID, "draw").click()
-            clicks["draw"] += 1
-        elif visible(browser, "pass"):
-            browser.find_element(By.ID, "pass").click()
-            clicks["pass"] += 1
-        else:
-            tile = browser.find_elements(By.CSS_SELECTOR, "#board .hand-tile.movable")[0]
-            tile.click()
-            targets = browser.find_elements(By.CSS_SELECTOR, "#board .target")
-            assert targets, "a movable tile highlights where it may go"
-            targets[0].click()
-            clicks["tile"] += 1
-            if visible(browser, "choice"):  # S4.3: both ends offered
-                browser.find_elements(By.CSS_SELECTOR, "#choice button.opens")[0].click()
-                clicks["choice"] += 1
+        clicks[take_turn(browser)] += 1
         settled(browser)
         if turn == 3:
             browser.save_screenshot(str(shots / "middle.png"))
@@ -152,6 +164,24 @@ def test_a_whole_hand_is_played_by_clicking(browser, server, tmp_path):
     errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
     assert errors == []
     assert all((shots / f"{name}.png").stat().st_size > 10_000 for name in ("start", "end"))
+
+
+def test_mexican_train_trains_are_clickable_targets(browser, server):
+    """The same page plays Mexican Train: a tile's targets are the trains' open ends."""
+    url, app = server
+    table = app.state.store.get(start_game(browser, url, "mexican_train", 3, "greedy"))
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#board .train-end")) == 4  # M3.1
+    placed = 0
+    for _ in range(8):
+        if browser.find_element(By.ID, "turn").text != "Your turn":
+            break
+        before = len(table.log)
+        placed += take_turn(browser) == "tile"
+        settled(browser)
+        assert len(table.log) > before
+        check_panels_against_engine(browser, table.state)
+    assert placed >= 3
+    assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
 
 
 def check_panels_against_engine(browser: webdriver.Chrome, engine) -> None:
