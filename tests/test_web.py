@@ -210,6 +210,8 @@ def test_games_held_are_bounded_least_recently_used_dropped(tmp_path):
     ids.append(new_game(c, seed=9)["state"]["id"])
     assert c.get(f"/api/games/{ids[1]}").status_code == 404
     assert {p.stem for p in tmp_path.glob("*.json")} == {ids[0], ids[2], ids[3]}
+    smaller = client(tmp_path, max_games=2)  # restarted with a lower bound: the oldest go
+    assert len(smaller.app.state.store) == 2 and len(list(tmp_path.glob("*.json"))) == 2
 
 
 def test_a_restarted_server_has_every_game_and_plays_on_the_same(tmp_path):

@@ -40,10 +40,11 @@ class GameStore:
         self._load_all()
 
     def _load_all(self) -> None:
-        files = sorted(self.data_dir.glob("*.json"), key=lambda p: p.stat().st_mtime)
+        files = [p for p in self.data_dir.glob("*.json") if GAME_ID.fullmatch(p.stem)]
+        files.sort(key=lambda p: p.stat().st_mtime)
+        for path in files[: -self.max_games]:
+            path.unlink()  # beyond the bound (a smaller --max-games): the oldest go
         for path in files[-self.max_games :]:
-            if not GAME_ID.fullmatch(path.stem):
-                continue
             try:
                 self._tables[path.stem] = Table.from_dict(json.loads(path.read_text("utf-8")))
             except (ValueError, OSError) as err:
