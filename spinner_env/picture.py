@@ -23,7 +23,7 @@ train as a target, an unsatisfied double outlined in orange (M5.3).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from html import escape
@@ -223,27 +223,32 @@ class Flow:
     item_h: float
     gap: float
 
+    @property
+    def per_row(self) -> int:
+        return max(1, int((self.width + self.gap) // (self.item_w + self.gap)))
+
     def positions(self, count: int) -> list[tuple[float, float]]:
-        per_row = max(1, int((self.width + self.gap) // (self.item_w + self.gap)))
         return [
             (
-                self.x + (k % per_row) * (self.item_w + self.gap),
-                self.y + (k // per_row) * (self.item_h + self.gap),
+                self.x + (k % self.per_row) * (self.item_w + self.gap),
+                self.y + (k // self.per_row) * (self.item_h + self.gap),
             )
             for k in range(count)
         ]
 
     def height(self, count: int) -> float:
-        per_row = max(1, int((self.width + self.gap) // (self.item_w + self.gap)))
-        rows = max(1, math.ceil(count / per_row))
+        rows = max(1, math.ceil(count / self.per_row))
         return rows * self.item_h + (rows - 1) * self.gap
 
 
-def fitting_side(count: int, width: float, height: float, sizes: Sequence[float], pitch) -> float:
-    """The largest half-tile side in ``sizes`` whose flow of ``count`` items fits the box.
+Pitch = Callable[[float], tuple[float, float, float]]
+"""An item's (width, height, gap) for a half-tile side."""
 
-    ``pitch(side)`` gives an item's (width, height, gap) for a side.
-    """
+
+def fitting_side(
+    count: int, width: float, height: float, sizes: Sequence[float], pitch: Pitch
+) -> float:
+    """The largest half-tile side in ``sizes`` whose flow of ``count`` items fits the box."""
     for side in sizes:
         w, h, gap = pitch(side)
         if Flow(0, 0, width, w, h, gap).height(count) <= height:
