@@ -79,7 +79,12 @@ class Table:
             raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
         rules = {} if hands is None else {HANDS_ARGUMENT[spec.name]: hands}
         state = spec.new_state(len(seats), seed, **rules)
-        return cls._built(spec, list(seats), seed, state, [])
+        table = cls._built(spec, list(seats), seed, state, [])
+        # Checked once, here: a saved game's agents passed this when it was new, and a
+        # server reloading many games should not make a decision for each of their agents.
+        for seat, agent in table.agents.items():
+            _check_plays(agent, seats[seat], state, spec)
+        return table
 
     @classmethod
     def _built(
@@ -91,7 +96,6 @@ class Table:
         for seat, seat_spec in enumerate(seats):
             if seat_spec != HUMAN:
                 agents[seat] = make_agent(seat_spec, seed=seed)
-                _check_plays(agents[seat], seat_spec, state, spec)
         return cls(spec, seats, seed, state, log, agents)
 
     # ------------------------------------------------------------------ turns
