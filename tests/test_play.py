@@ -117,3 +117,14 @@ def test_table_round_trips_through_json():
     again = Table.from_dict(json.loads(json.dumps(table.to_dict())))
     assert again.to_dict() == table.to_dict()
     assert again.state.legal_moves() == table.state.legal_moves()
+
+
+def test_a_bare_s_saves_to_the_save_option_or_asks_where(monkeypatch, capsys, tmp_path):
+    path = tmp_path / "default.json"
+    code, out, _ = run(monkeypatch, capsys, ["--hands", "1", "--save", str(path)], "s\nq\n")
+    assert code == 0 and f"Saved to {path}" in out
+    assert Table.from_dict(json.loads(path.read_text())).log == []
+    code, out, _ = run(monkeypatch, capsys, ["--hands", "1"], "s\nq\n")
+    assert code == 0 and "Save where?" in out
+    code, out, _ = run(monkeypatch, capsys, ["--hands", "1"], "s /nonexistent/dir/x.json\nq\n")
+    assert code == 0 and "Could not save to /nonexistent/dir/x.json" in out
