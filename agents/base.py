@@ -53,6 +53,8 @@ class Agent(ABC):
     name: str = "agent"
     needs_view: bool = False
     needs_observation: bool = True
+    num_actions: int | None = None
+    """The action count of the game the agent is made for, if it is made for one."""
 
     def __init__(self, seed: int | Sequence[int] | None = None) -> None:
         self.rng = np.random.default_rng(seed)
@@ -67,8 +69,14 @@ class Agent(ABC):
         action_mask: np.ndarray,
         view: EngineView | None = None,
     ) -> int:
-        """A legal action id (``action_mask[id] == 1``) for the seat to act."""
-        legal = legal_actions(action_mask)
+        """A legal action id (``action_mask[id] == 1``) for the seat to act; ValueError for a
+        mask that is not one entry per action of the game (the agent's or the view's)."""
+        mask = np.asarray(action_mask)
+        for expected in (self.num_actions, None if view is None else view.encoding.num_actions):
+            if mask.ndim != 1 or (expected is not None and mask.shape[0] != expected):
+                wanted = "one entry per action" if expected is None else f"{expected} entries"
+                raise ValueError(f"the action mask must be {wanted}, got shape {mask.shape}")
+        legal = legal_actions(mask)
         if legal.size == 1:
             return int(legal[0])
         return self.choose(observation, legal, view)

@@ -1,17 +1,212 @@
-"""An agent that plays a trained MaskablePPO policy (a checkpoint of ``train.ppo``)."""
+"""An agent that plays a trained MaskablePPO policy, and the policy file format it reads.
+
+A policy file (``.safetensors``, what ``train.ppo`` writes and ``agents/checkpoints``
+holds) is tensors plus a small JSON header, nothing else: loading one parses a length,
+a JSON object and raw numbers, so a file from anywhere cannot run code. The header says
+what the tensors are for (:class:`PolicyHeader`: the game, the observation size, the
+number of actions, the network's layers and activation, the format version), and the
+loader checks it against the game it is asked to play before any move is made.
+
+Stable-Baselines3's own files (a ``MaskablePPO.save`` ``.zip``, or a ``policy.save``
+``.pt``) are pickles: loading one runs whatever code it carries. They load only through
+:meth:`PolicyAgent.load_trusted_sb3`, for files you made or trust, and
+``python -m agents.policy convert --trust-pickle IN OUT --game spinner`` turns one into
+the safe format once.
+"""
 
 from __future__ import annotations
 
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
+from gymnasium import spaces
+from safetensors import SafetensorError, safe_open
+from safetensors.torch import save as safetensors_bytes
 from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import FlattenExtractor
 
 from agents.base import Agent, EngineView
+from spinner_env import mexican_train_v0, spinner_v0
+from spinner_env.aec import Encoding
+from spinner_env.files import write_bytes_atomic
+
+FORMAT = "spinner-env-policy"
+FORMAT_VERSION = 1
+SUFFIX = ".safetensors"
+
+_ENCODINGS: dict[str, Encoding] = {
+    "spinner": spinner_v0.ENCODING,
+    "mexican_train": mexican_train_v0.ENCODING,
+}
+"""The games by the names ``train.games`` gives them."""
+
+_ACTIVATIONS = {
+    "tanh": (torch.nn.Tanh, np.tanh),
+    "relu": (torch.nn.ReLU, lambda x: np.maximum(x, 0.0)),
+}
+"""Activation name in the header: its torch module and its numpy function."""
+
+
+@dataclass(frozen=True)
+class PolicyHeader:
+    """What a policy file says about its tensors; every field is checked at load."""
+
+    game: str
+    """The game's name as its :class:`~spinner_env.aec.Encoding` gives it (``Spinner``)."""
+    obs_size: int
+    num_actions: int
+    policy_layers: tuple[int, ...]
+    """Hidden layer widths of the actor (``net_arch``'s ``pi``)."""
+    value_layers: tuple[int, ...]
+    """Hidden layer widths of the critic (``net_arch``'s ``vf``)."""
+    activation: str
+    format_version: int = FORMAT_VERSION
+
+    @classmethod
+    def of(cls, policy: MaskableActorCriticPolicy, game: str) -> PolicyHeader:
+        """The header of an MLP policy on flat observations; ValueError for any other."""
+        if not isinstance(policy.features_extractor, FlattenExtractor):
+            raise ValueError("only MLP policies on flat observations have a policy file format")
+        activation = policy.activation_fn
+        names = [name for name, (module, _) in _ACTIVATIONS.items() if module is activation]
+        if not names:
+            raise ValueError(
+                f"activation {activation.__name__} has no policy file format; "
+                f"one of {', '.join(_ACTIVATIONS)}"
+            )
+        extractor = policy.mlp_extractor
+        return cls(
+            game=game,
+            obs_size=int(policy.observation_space.shape[0]),
+            num_actions=int(policy.action_space.n),
+            policy_layers=_widths(extractor.policy_net),
+            value_layers=_widths(extractor.value_net),
+            activation=names[0],
+        )
+
+    @classmethod
+    def from_metadata(cls, metadata: dict[str, str] | None) -> PolicyHeader:
+        """Read a file's header; ValueError naming the first field that is missing or wrong."""
+        if not metadata or metadata.get("format") != FORMAT:
+            raise ValueError(f"it is not a {FORMAT} file (no such format in its header)")
+        try:
+            header = json.loads(metadata["header"])
+        except (KeyError, json.JSONDecodeError) as err:
+            raise ValueError(f"its header is not JSON: {err}") from None
+        if not isinstance(header, dict):
+            raise ValueError("its header is not a JSON object")
+        expected = {name: f.type for name, f in cls.__dataclass_fields__.items()}
+        if set(header) != set(expected):
+            raise ValueError(
+                f"its header has fields {sorted(header)}; format {FORMAT_VERSION} has "
+                f"{sorted(expected)}"
+            )
+        if header["format_version"] != FORMAT_VERSION:
+            raise ValueError(
+                f"format_version {header['format_version']!r}: this version reads "
+                f"{FORMAT_VERSION} only"
+            )
+        for name in ("obs_size", "num_actions"):
+            if not _positive_int(header[name]):
+                raise ValueError(f"{name} must be a positive integer, got {header[name]!r}")
+        for name in ("policy_layers", "value_layers"):
+            widths = header[name]
+            if not isinstance(widths, list) or not all(_positive_int(w) for w in widths):
+                raise ValueError(f"{name} must be a list of positive integers, got {widths!r}")
+        if header["activation"] not in _ACTIVATIONS:
+            raise ValueError(
+                f"activation must be one of {', '.join(_ACTIVATIONS)}, got {header['activation']!r}"
+            )
+        if not isinstance(header["game"], str):
+            raise ValueError(f"game must be a name, got {header['game']!r}")
+        header["policy_layers"] = tuple(header["policy_layers"])
+        header["value_layers"] = tuple(header["value_layers"])
+        return cls(**header)
+
+    def metadata(self) -> dict[str, str]:
+        return {"format": FORMAT, "header": json.dumps(asdict(self))}
+
+    def check_plays(self, encoding: Encoding) -> None:
+        """ValueError naming every field that does not fit the game ``encoding`` is for."""
+        wanted = {
+            "game": encoding.game_name,
+            "obs_size": encoding.obs_size,
+            "num_actions": encoding.num_actions,
+        }
+        wrong = [
+            f"{name} {getattr(self, name)!r} (the game needs {value!r})"
+            for name, value in wanted.items()
+            if getattr(self, name) != value
+        ]
+        if wrong:
+            raise ValueError(f"the policy does not fit {encoding.game_name}: " + ", ".join(wrong))
+
+    def build(self) -> MaskableActorCriticPolicy:
+        """An untrained policy of this shape, for the file's tensors to fill."""
+        return MaskableActorCriticPolicy(
+            spaces.Box(-np.inf, np.inf, (self.obs_size,), np.float32),
+            spaces.Discrete(self.num_actions),
+            lr_schedule=lambda _: 0.0,
+            net_arch={"pi": list(self.policy_layers), "vf": list(self.value_layers)},
+            activation_fn=_ACTIVATIONS[self.activation][0],
+        )
+
+
+def save_policy(policy: MaskableActorCriticPolicy, path: str | Path, encoding: Encoding) -> Path:
+    """Write ``policy`` (trained for ``encoding``'s game) as a policy file, atomically."""
+    header = PolicyHeader.of(policy, encoding.game_name)
+    header.check_plays(encoding)
+    tensors = {name: t.detach().cpu().contiguous() for name, t in policy.state_dict().items()}
+    path = Path(path)
+    write_bytes_atomic(path, safetensors_bytes(tensors, metadata=header.metadata()))
+    return path
+
+
+def load_policy(
+    path: str | Path, encoding: Encoding | None = None
+) -> tuple[MaskableActorCriticPolicy, PolicyHeader]:
+    """The policy a policy file holds, and its header; ValueError naming the file if it is
+    empty, truncated, not a policy file, or (``encoding`` given) made for another game."""
+    path = Path(path)
+    try:
+        with safe_open(str(path), framework="pt", device="cpu") as f:
+            header = PolicyHeader.from_metadata(f.metadata())
+            tensors = {name: f.get_tensor(name) for name in f.keys()}  # noqa: SIM118
+    except SafetensorError as err:
+        raise ValueError(f"{path} is not a policy file ({_pickle_hint(path)}): {err}") from None
+    except ValueError as err:
+        raise ValueError(f"{path}: {err}") from None
+    except OSError as err:
+        raise ValueError(f"{path} cannot be read: {err}") from None
+    if encoding is not None:
+        try:
+            header.check_plays(encoding)
+        except ValueError as err:
+            raise ValueError(f"{path}: {err}") from None
+    policy = header.build()
+    try:
+        policy.load_state_dict(tensors, strict=True)
+    except RuntimeError as err:
+        raise ValueError(f"{path}: the tensors do not match the header's network: {err}") from None
+    return policy, header
+
+
+def _pickle_hint(path: Path) -> str:
+    if path.suffix in (".zip", ".pt", ".pth", ".pkl"):
+        return (
+            "Stable-Baselines3 files are pickles that run code when loaded: use "
+            "PolicyAgent.load_trusted_sb3 only for a file you trust, or convert it with "
+            "python -m agents.policy convert --trust-pickle"
+        )
+    return "empty, truncated or another format"
 
 
 class PolicyAgent(Agent):
@@ -34,13 +229,33 @@ class PolicyAgent(Agent):
         self.policy = policy.eval()
         self.name = name
         self.deterministic = deterministic
+        self.obs_size = int(policy.observation_space.shape[0])
+        self.num_actions = int(policy.action_space.n)
         self._layers = _numpy_layers(policy)
 
     @classmethod
-    def load(cls, path: str | Path, deterministic: bool = True, seed: int | None = None):
-        """A checkpoint: a whole model saved by ``MaskablePPO.save`` (``.zip``) or only its
-        policy saved by ``policy.save`` (``.pt``, what ``agents/checkpoints`` holds)."""
+    def load(
+        cls,
+        path: str | Path,
+        encoding: Encoding | None = None,
+        deterministic: bool = True,
+        seed: int | None = None,
+    ) -> PolicyAgent:
+        """The agent of a policy file (see the module docstring); given the game's
+        ``encoding``, a policy made for another game is a ValueError here, not mid-game."""
+        policy, _ = load_policy(path, encoding)
+        return cls(policy, name=Path(path).stem, deterministic=deterministic, seed=seed)
+
+    @classmethod
+    def load_trusted_sb3(
+        cls, path: str | Path, deterministic: bool = True, seed: int | None = None
+    ) -> PolicyAgent:
+        """TRUSTED FILES ONLY: a Stable-Baselines3 ``.zip`` model (``MaskablePPO.save``) or
+        ``.pt`` policy (``policy.save``). Both are pickles, and loading one runs any code
+        it carries; never use this on a file from someone you do not trust."""
         path = Path(path)
+        if not path.is_file():
+            raise ValueError(f"{path} is not a file")
         if path.suffix == ".zip":
             policy = MaskablePPO.load(path, device="cpu").policy
         else:
@@ -57,8 +272,13 @@ class PolicyAgent(Agent):
     def logits(self, observation: np.ndarray) -> np.ndarray:
         """The policy's action logits before masking, for one observation or a batch
         (observations along the first axis)."""
+        x = np.asarray(observation, dtype=np.float32)
+        if x.ndim not in (1, 2) or x.shape[-1] != self.obs_size:
+            raise ValueError(
+                f"the {self.name} policy reads observations of {self.obs_size} numbers, "
+                f"got an array of shape {x.shape}"
+            )
         if self._layers is not None:
-            x = np.asarray(observation, dtype=np.float32)
             for weight, bias, activation in self._layers:
                 x = x @ weight.T + bias
                 if activation is not None:
@@ -66,7 +286,7 @@ class PolicyAgent(Agent):
             return x
         policy = self.policy
         with torch.no_grad():
-            obs = torch.as_tensor(observation, dtype=torch.float32, device=policy.device)
+            obs = torch.as_tensor(x, device=policy.device)
             batch = obs if obs.ndim == 2 else obs[None]
             features = policy.extract_features(batch, policy.pi_features_extractor)
             latent = policy.mlp_extractor.forward_actor(features)
@@ -84,16 +304,23 @@ class PolicyAgent(Agent):
         """One action per row, as :meth:`act` decides (a batched opponent of
         ``spinner_env.vector``); sampling adds Gumbel noise to the logits, which draws
         each legal action with its softmax probability."""
+        masks = np.asarray(action_masks)
+        if masks.ndim != 2 or masks.shape[1] != self.num_actions:
+            raise ValueError(
+                f"action masks must be rows of {self.num_actions} entries, got shape {masks.shape}"
+            )
         logits = self.logits(observations)
         if not self.deterministic:
             logits = logits + self.rng.gumbel(size=logits.shape)
-        return np.argmax(np.where(action_masks != 0, logits, -np.inf), axis=1)
+        return np.argmax(np.where(masks != 0, logits, -np.inf), axis=1)
 
 
-_ACTIVATIONS = {
-    torch.nn.Tanh: np.tanh,
-    torch.nn.ReLU: lambda x: np.maximum(x, 0.0),
-}
+def _widths(layers: torch.nn.Sequential) -> tuple[int, ...]:
+    return tuple(m.out_features for m in layers if isinstance(m, torch.nn.Linear))
+
+
+def _positive_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
 
 
 def _numpy_layers(policy: MaskableActorCriticPolicy) -> list[tuple[Any, Any, Any]] | None:
@@ -101,6 +328,7 @@ def _numpy_layers(policy: MaskableActorCriticPolicy) -> list[tuple[Any, Any, Any
     layers, or None when the policy is anything else (then torch runs it)."""
     if not isinstance(policy.pi_features_extractor, FlattenExtractor):
         return None
+    numpy_of = {module: function for module, function in _ACTIVATIONS.values()}
     modules = [*policy.mlp_extractor.policy_net, policy.action_net]
     layers: list[tuple[Any, Any, Any]] = []
     for module in modules:
@@ -108,9 +336,40 @@ def _numpy_layers(policy: MaskableActorCriticPolicy) -> list[tuple[Any, Any, Any
             weight = module.weight.detach().cpu().numpy().copy()
             bias = module.bias.detach().cpu().numpy().copy()
             layers.append((weight, bias, None))
-        elif type(module) in _ACTIVATIONS and layers and layers[-1][2] is None:
+        elif type(module) in numpy_of and layers and layers[-1][2] is None:
             weight, bias, _ = layers[-1]
-            layers[-1] = (weight, bias, _ACTIVATIONS[type(module)])
+            layers[-1] = (weight, bias, numpy_of[type(module)])
         else:
             return None
     return layers
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """``convert``: rewrite a trusted Stable-Baselines3 file as a safe policy file."""
+    parser = argparse.ArgumentParser(prog="python -m agents.policy", description=main.__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    convert = commands.add_parser("convert", help="SB3 .zip/.pt (pickle) -> .safetensors")
+    convert.add_argument("source", type=Path)
+    convert.add_argument("target", type=Path)
+    convert.add_argument("--game", required=True, choices=sorted(_ENCODINGS))
+    convert.add_argument(
+        "--trust-pickle",
+        action="store_true",
+        help="required: loading the source runs any code it carries",
+    )
+    args = parser.parse_args(argv)
+    if not args.trust_pickle:
+        parser.error("the source is a pickle, which can run code: pass --trust-pickle to trust it")
+    if args.target.suffix != SUFFIX:
+        parser.error(f"the target's name must end in {SUFFIX}")
+    try:
+        agent = PolicyAgent.load_trusted_sb3(args.source)
+        save_policy(agent.policy, args.target, _ENCODINGS[args.game])
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        raise SystemExit(2) from None
+    print(f"wrote {args.target}")
+
+
+if __name__ == "__main__":
+    main()

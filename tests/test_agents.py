@@ -9,7 +9,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
 from agents import GreedyAgent, HeuristicAgent, RandomAgent, make_agent
 from agents.base import GameView
-from agents.policy import PolicyAgent
+from agents.policy import PolicyAgent, save_policy
 from spinner_env import mexican_train_v0, spinner_v0
 from spinner_env.mexican_train import MexicanTile, MexicanTrainRules, MexicanTrainState
 from spinner_env.spinner import ALL_TILES, S, SpinnerRules, SpinnerState
@@ -143,8 +143,8 @@ def test_make_agent_names_baselines_and_rejects_unknown_specs(tmp_path):
     assert make_agent("heuristic").name == "heuristic"
     with pytest.raises(ValueError, match="unknown agent"):
         make_agent("grandmaster")
-    path = tmp_path / "tiny.pt"
-    untrained_policy_agent().policy.save(str(path))
+    path = tmp_path / "tiny.safetensors"
+    save_policy(untrained_policy_agent().policy, path, spinner_v0.ENCODING)
     loaded = make_agent(str(path))
     assert isinstance(loaded, PolicyAgent) and loaded.name == "tiny"
 

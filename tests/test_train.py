@@ -49,9 +49,10 @@ def test_a_smoke_run_saves_a_checkpoint_that_loads_and_plays(tmp_path):
     assert policy_path.is_file() and (tmp_path / "final.zip").is_file()
     assert list((tmp_path / "checkpoints").glob("model_*_steps.zip"))
     assert list((tmp_path / "tb").iterdir())
-    for path in (policy_path, tmp_path / "final.zip"):
-        agent = make_agent(str(path))
-        assert isinstance(agent, PolicyAgent)
+    for agent in (
+        make_agent(str(policy_path)),
+        PolicyAgent.load_trusted_sb3(tmp_path / "final.zip"),
+    ):
         report = tournament([agent, RandomAgent()], 2, 4, rules={"num_hands": 1}, progress=False)
         assert report.matches == 4
 

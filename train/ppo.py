@@ -7,8 +7,8 @@ holds the baselines and frozen snapshots of the learner, a new snapshot every
 
 Writes under ``out_dir``: TensorBoard logs (``tb/``), periodic checkpoints
 (``checkpoints/``), the final model (``final.zip``) and its policy alone
-(``<name>.pt``, small: what ``agents.PolicyAgent`` loads, named after the config). ``init_from`` (or
-``--init-from``) starts from a saved model's weights. Every
+(``<name>.safetensors``, small and safe to share: what ``agents.PolicyAgent`` loads).
+``init_from`` (or ``--init-from``) starts from a saved model's weights. Every
 ``eval.every`` steps the learner plays ``eval.matches`` full matches against each
 baseline of ``eval.against`` (sb3-contrib's maskable ``evaluate_policy``); the win rates
 go to the log as ``eval/win_rate_<name>``.
@@ -35,7 +35,8 @@ from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 
 from agents import BASELINES, make_agent
 from agents.base import Agent
-from agents.policy import PolicyAgent
+from agents.policy import SUFFIX as POLICY_SUFFIX
+from agents.policy import PolicyAgent, save_policy
 from spinner_env.vector import make_vec_env
 from spinner_env.wrappers import SingleAgentEnv
 from train.games import game_spec
@@ -198,7 +199,7 @@ def load_config(path: str | Path) -> dict[str, Any]:
 
 
 def train(config: dict[str, Any], out_dir: Path | None = None, progress_bar: bool = True) -> Path:
-    """Train as the config says; return the path of the saved policy (``<name>.pt``)."""
+    """Train as the config says; return the path of the saved policy (``<name>.safetensors``)."""
     out = Path(out_dir or config.get("out_dir", "runs/ppo"))
     out.mkdir(parents=True, exist_ok=True)
     (out / "config.yaml").write_text(yaml.safe_dump(config))
@@ -249,8 +250,8 @@ def train(config: dict[str, Any], out_dir: Path | None = None, progress_bar: boo
     )
     elapsed = time.time() - start
     model.save(out / "final.zip")
-    policy_path = out / f"{config.get('name', 'ppo')}.pt"
-    model.policy.save(str(policy_path))
+    policy_path = out / f"{config.get('name', 'ppo')}{POLICY_SUFFIX}"
+    save_policy(model.policy, policy_path, game_spec(config.get("game", "spinner")).encoding)
     print(
         f"trained {model.num_timesteps} steps in {elapsed:.0f} s "
         f"({model.num_timesteps / elapsed:.0f} steps/s); saved {out / 'final.zip'}, {policy_path}"
