@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
-from spinner_env.tiles import Tile
+from spinner_env.tiles import Tile, parse_tiles
 
 _MASK64 = (1 << 64) - 1
 M = TypeVar("M", bound="MatchState")
@@ -292,6 +292,73 @@ class MatchState(ABC):
                 f"{cls.MAX_PLAYERS}, got {num_players!r}"
             )
 
+    def validate(self) -> None:
+        """ValueError naming the first field that breaks an invariant the engine relies on.
+
+        Checks the fields every game shares; each game extends it with its rules and its
+        layout (and every tile in exactly one place). Every state built from outside data
+        passes through it: ``from_position``, ``from_dict``, an environment's
+        ``reset(options={"game": ...})``.
+        """
+        self.check_num_players(self.num_players)
+        n = self.num_players
+        check_int("seed", self.seed, 0)
+        check_int("hand_number", self.hand_number, 0, self.num_hands - 1)
+        check_int("current", self.current, 0, n - 1)
+        check_int("passes_in_row", self.passes_in_row, 0)
+        check_bool("drew_this_turn", self.drew_this_turn)
+        for name in ("hands", "totals", "voids"):
+            value = getattr(self, name)
+            if not isinstance(value, list) or len(value) != n:
+                raise ValueError(
+                    f"{name} must be a list of one entry per seat ({n}), got {value!r}"
+                )
+        for seat in range(n):
+            hand = self.hands[seat]
+            if not isinstance(hand, list) or not all(isinstance(t, self.TILE) for t in hand):
+                raise ValueError(f"hands[{seat}] must be a list of tiles, got {hand!r}")
+            check_int(f"totals[{seat}]", self.totals[seat], 0)
+            voids = self.voids[seat]
+            if not isinstance(voids, set) or not all(
+                _is_int(v) and 0 <= v <= self.TILE.MAX_VALUE for v in voids
+            ):
+                raise ValueError(
+                    f"voids[{seat}] must be a set of end values 0 to {self.TILE.MAX_VALUE}, "
+                    f"got {voids!r}"
+                )
+        boneyard = self.boneyard
+        if not isinstance(boneyard, list) or not all(isinstance(t, self.TILE) for t in boneyard):
+            raise ValueError(f"boneyard must be a list of tiles, got {boneyard!r}")
+        self._validate_results()
+        if not self.hand_over:
+            for seat, hand in enumerate(self.hands):
+                if not hand:
+                    raise ValueError(f"hands[{seat}] is empty but the hand is not over")
+
+    def _validate_results(self) -> None:
+        if not isinstance(self.results, list):
+            raise ValueError(f"results must be a list, got {self.results!r}")
+        n = self.num_players
+        previous = -1
+        for i, result in enumerate(self.results):
+            name = f"results[{i}]"
+            if not isinstance(result, HandResult):
+                raise ValueError(f"{name} must be a HandResult, got {result!r}")
+            check_int(f"{name}.hand_number", result.hand_number, previous + 1, self.hand_number)
+            previous = result.hand_number
+            check_int(f"{name}.winner", result.winner, 0, n - 1)
+            check_bool(f"{name}.blocked", result.blocked)
+            if not isinstance(result.points, tuple) or len(result.points) != n:
+                raise ValueError(f"{name}.points must hold one number per seat ({n})")
+            for seat, points in enumerate(result.points):
+                check_int(f"{name}.points[{seat}]", points, 0)
+        if self.hand_over:
+            last = self.results[-1]
+            if list(last.points) != [self.hand_points(seat) for seat in range(n)]:
+                raise ValueError("the last result's points are not what the hands hold")
+            if not last.blocked and self.hands[last.winner]:
+                raise ValueError("the last result's winner went out but still holds tiles")
+
     @classmethod
     def check_tiles_once(cls, groups: Sequence[Sequence[Tile]], expected: set[Tile]) -> None:
         """Every tile of ``expected`` in exactly one place, and nothing else."""
@@ -338,22 +405,54 @@ class MatchState(ABC):
 
     @classmethod
     def _common_fields(cls, data: dict[str, Any]) -> dict[str, Any]:
-        tiles = cls.TILE.parse
+        """The shared fields of a :meth:`_common_dict`, as they are: :meth:`validate` judges
+        them. Lists become the engine's types (tiles, sets, results) or a ValueError."""
+        if not isinstance(data, dict):
+            raise ValueError(f"a state is a dict of its fields, got {type(data).__name__}")
         return {
-            "num_players": int(data["num_players"]),
-            "seed": int(data["seed"]),
-            "hand_number": int(data["hand_number"]),
-            "hands": [[tiles(t) for t in hand] for hand in data["hands"]],
-            "boneyard": [tiles(t) for t in data["boneyard"]],
-            "current": int(data["current"]),
-            "totals": [int(t) for t in data["totals"]],
+            "num_players": data["num_players"],
+            "seed": data["seed"],
+            "hand_number": data["hand_number"],
+            "hands": [parse_tiles(cls.TILE, h) for h in json_list(data, "hands")],
+            "boneyard": parse_tiles(cls.TILE, json_list(data, "boneyard")),
+            "current": data["current"],
+            "totals": data["totals"],
             "results": [
                 HandResult(
-                    int(r["hand_number"]), int(r["winner"]), tuple(r["points"]), bool(r["blocked"])
+                    r["hand_number"], r["winner"], tuple(json_list(r, "points")), r["blocked"]
                 )
-                for r in data["results"]
+                for r in json_list(data, "results")
             ],
-            "passes_in_row": int(data["passes_in_row"]),
-            "drew_this_turn": bool(data["drew_this_turn"]),
-            "voids": [set(v) for v in data["voids"]],
+            "passes_in_row": data["passes_in_row"],
+            "drew_this_turn": data["drew_this_turn"],
+            "voids": [_int_set(v) for v in json_list(data, "voids")],
         }
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _int_set(values: Any) -> Any:
+    """A JSON list of ints as a set; anything else as it is, for :meth:`validate` to name."""
+    return set(values) if isinstance(values, list) and all(map(_is_int, values)) else values
+
+
+def check_int(name: str, value: object, low: int, high: int | None = None) -> None:
+    """ValueError naming ``name`` unless ``value`` is an int (not a bool) in [low, high]."""
+    if not _is_int(value) or value < low or (high is not None and value > high):  # type: ignore[operator]
+        span = f"from {low} to {high}" if high is not None else f"of at least {low}"
+        raise ValueError(f"{name} must be an integer {span}, got {value!r}")
+
+
+def check_bool(name: str, value: object) -> None:
+    if not isinstance(value, bool):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+
+
+def json_list(data: dict[str, Any], key: str) -> list[Any]:
+    """``data[key]``, which must be a list (KeyError if absent, for the caller to name)."""
+    value = data[key]
+    if not isinstance(value, list):
+        raise ValueError(f"{key} must be a list, got {value!r}")
+    return value

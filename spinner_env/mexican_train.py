@@ -38,7 +38,17 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar
 
-from spinner_env.match import DRAW, PASS, Draw, MatchState, Pass, shuffled
+from spinner_env.match import (
+    DRAW,
+    PASS,
+    Draw,
+    MatchState,
+    Pass,
+    check_bool,
+    check_int,
+    json_list,
+    shuffled,
+)
 from spinner_env.tiles import Tile, parse_tiles
 
 MAX_VALUE = 12
@@ -107,16 +117,8 @@ class MexicanTrainRules:
 
     def __post_init__(self) -> None:
         MexicanTrainState.check_num_players(self.num_players)
-        if (
-            isinstance(self.num_rounds, bool)
-            or not isinstance(self.num_rounds, int)
-            or not 1 <= self.num_rounds <= NUM_ROUNDS
-        ):
-            raise ValueError(
-                f"num_rounds must be an integer from 1 to {NUM_ROUNDS}, got {self.num_rounds!r}"
-            )
-        if not isinstance(self.double_blank_50, bool):
-            raise ValueError(f"double_blank_50 must be True or False, got {self.double_blank_50!r}")
+        check_int("num_rounds", self.num_rounds, 1, NUM_ROUNDS)
+        check_bool("double_blank_50", self.double_blank_50)
 
     @property
     def hand_size(self) -> int:
@@ -175,8 +177,7 @@ class MexicanTrainState(MatchState):
     ) -> MexicanTrainState:
         """A match whose every round is dealt from ``seed`` (M2.4), from round ``hand_number``."""
         rules = rules or MexicanTrainRules()
-        if not isinstance(seed, int) or seed < 0:
-            raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+        check_int("seed", seed, 0)
         _check_round(rules, hand_number)
         state = cls._undealt(seed, hand_number, [0] * rules.num_players, rules=rules)
         state._open_hand()
@@ -208,7 +209,11 @@ class MexicanTrainState(MatchState):
         be strings (``"12-3"``) and any list one string (``"12-3 3-3 0-5"``). Every tile
         but the engine must be in exactly one place.
         """
+        if not isinstance(hands, (list, tuple)):
+            raise ValueError(f"hands must be a list of one hand per seat, got {hands!r}")
         rules = rules or MexicanTrainRules(num_players=len(hands))
+        if not isinstance(rules, MexicanTrainRules):
+            raise ValueError(f"rules must be MexicanTrainRules, got {rules!r}")
         n = rules.num_players
         _check_round(rules, hand_number)
         hands_t = [parse_tiles(MexicanTile, h) for h in hands]
@@ -217,29 +222,32 @@ class MexicanTrainState(MatchState):
         for seat, hand in enumerate(hands_t):
             if not hand:
                 raise ValueError(f"seat {seat} holds no tile: the round would be over")
-        trains_t = [parse_tiles(MexicanTile, t) for t in (trains or [[]] * (n + 1))]
-        if len(trains_t) != n + 1:
-            raise ValueError(f"{len(trains_t)} trains given: {n} players have {n + 1}")
-        totals = list(totals) if totals is not None else [0] * n
-        if len(totals) != n:
-            raise ValueError(f"{len(totals)} match totals given for {n} players")
+        trains = [[]] * (n + 1) if trains is None else trains
+        if not isinstance(trains, (list, tuple)):
+            raise ValueError(f"trains must be a list of trains, got {trains!r}")
+        if len(trains) != n + 1:
+            raise ValueError(f"{len(trains)} trains given: {n} players have {n + 1}")
+        trains_t = [parse_tiles(MexicanTile, t) for t in trains]
+        if totals is None:
+            totals = [0] * n
+        elif isinstance(totals, (list, tuple)):
+            totals = list(totals)
         if current is None:
             current = hand_number % n
-        if not 0 <= current < n:
-            raise ValueError(f"current must be a seat from 0 to {n - 1}, got {current}")
         state = cls._undealt(seed, hand_number, totals, rules=rules)
         state._reset_hand(hands_t, parse_tiles(MexicanTile, boneyard))
         engine = state.engine_value
         state.trains = [Train(tiles, chain_end(tiles, engine)) for tiles in trains_t]
+        if not isinstance(markers, (list, tuple)):
+            raise ValueError(f"markers must be a list of seats, got {markers!r}")
         for seat in markers:
-            if not 0 <= seat < n:
-                raise ValueError(f"a marker goes on a seat's train, not on {seat}")
+            check_int("a marker's seat", seat, 0, n - 1)
             state.trains[seat].marker = True
         if unsatisfied is None:
             unsatisfied = [t for t in state.train_ids() if state._ends_in_double(t)]
-        state.unsatisfied = [int(t) for t in unsatisfied]
+        state.unsatisfied = list(unsatisfied) if isinstance(unsatisfied, tuple) else unsatisfied
         state.current = current
-        state.check_consistent()
+        state.validate()
         return state
 
     # --------------------------------------------------------------- the round
@@ -357,17 +365,40 @@ class MexicanTrainState(MatchState):
         self.extra_placement = False
 
     # ------------------------------------------------------------------ misc
-    def check_consistent(self) -> None:
-        """ValueError unless the trains, queue and tiles agree with the rules."""
+    def validate(self) -> None:
+        """ValueError naming the first field that breaks an invariant (see
+        :meth:`MatchState.validate`): the rules, every train a chain from the engine
+        (M3.2) with its open end, markers only on personal trains (M3.4), the
+        unsatisfied doubles exactly the trains ending in one (M5.3), and every tile but
+        the engine in exactly one place (M2.3)."""
+        if not isinstance(self.rules, MexicanTrainRules):
+            raise ValueError(f"rules must be MexicanTrainRules, got {self.rules!r}")
+        if self.num_players != self.rules.num_players:
+            raise ValueError(
+                f"num_players {self.num_players!r} differs from the rules' {self.rules.num_players}"
+            )
+        super().validate()
         n = self.num_players
-        if len(self.trains) != n + 1:
-            raise ValueError(f"{len(self.trains)} trains for {n} players; expected {n + 1}")
+        if not isinstance(self.trains, list) or len(self.trains) != n + 1:
+            raise ValueError(f"trains must list {n + 1} trains for {n} players")
         for t in self.train_ids():
             train = self.trains[t]
+            name = train_name(t)
+            if not isinstance(train, Train) or not isinstance(train.tiles, list):
+                raise ValueError(f"{name} must be a Train, got {train!r}")
+            for tile in train.tiles:
+                if not isinstance(tile, MexicanTile):
+                    raise ValueError(f"{name} holds {tile!r}, not a tile")
+            check_int(f"{name}'s open end", train.open_end, 0, MAX_VALUE)
             if chain_end(train.tiles, self.engine_value) != train.open_end:
-                raise ValueError(f"{train_name(t)} does not end in {train.open_end}")
+                raise ValueError(f"{name} does not end in {train.open_end}")
+            check_bool(f"{name}'s marker", train.marker)
         if self.trains[MEXICAN].marker:
             raise ValueError("the Mexican train never carries a marker (M3.4)")
+        if not isinstance(self.unsatisfied, list):
+            raise ValueError(f"unsatisfied must be a list of trains, got {self.unsatisfied!r}")
+        for i, t in enumerate(self.unsatisfied):
+            check_int(f"unsatisfied[{i}]", t, MEXICAN, n - 1)
         ending_in_double = {t for t in self.train_ids() if self._ends_in_double(t)}
         if set(self.unsatisfied) != ending_in_double or len(set(self.unsatisfied)) != len(
             self.unsatisfied
@@ -375,6 +406,9 @@ class MexicanTrainState(MatchState):
             raise ValueError(
                 "unsatisfied doubles must be exactly the trains ending in a double (M5.3)"
             )
+        check_bool("extra_placement", self.extra_placement)
+        if self.extra_placement and not self.unsatisfied:
+            raise ValueError("extra_placement follows a double (M5.2), but none is unsatisfied")
         placed = [tile for train in self.trains for tile in train.tiles]
         self.check_tiles_once([*self.hands, self.boneyard, placed], set(ALL_TILES) - {self.engine})
 
@@ -403,27 +437,22 @@ class MexicanTrainState(MatchState):
     def from_dict(cls, data: dict[str, Any]) -> MexicanTrainState:
         """Rebuild a state written by :meth:`to_dict`; ValueError if it is inconsistent."""
         try:
-            rules = MexicanTrainRules(**data["rules"])
-            state = cls(**cls._common_fields(data), rules=rules)
+            state = cls(**cls._common_fields(data), rules=MexicanTrainRules(**data["rules"]))
+            check_int("hand_number", state.hand_number, 0, state.rules.num_rounds - 1)
             engine = state.engine_value
-            for train in data["trains"]:
-                tiles = parse_tiles(MexicanTile, train["tiles"])
-                state.trains.append(Train(tiles, chain_end(tiles, engine), bool(train["marker"])))
-            state.unsatisfied = [int(t) for t in data["unsatisfied"]]
-            state.extra_placement = bool(data["extra_placement"])
+            for train in json_list(data, "trains"):
+                tiles = parse_tiles(MexicanTile, json_list(train, "tiles"))
+                state.trains.append(Train(tiles, chain_end(tiles, engine), train["marker"]))
+            state.unsatisfied = data["unsatisfied"]
+            state.extra_placement = data["extra_placement"]
         except (KeyError, TypeError) as err:
             raise ValueError(f"not a Mexican Train state: {err!r}") from err
-        if state.num_players != rules.num_players or len(state.hands) != rules.num_players:
-            raise ValueError("the number of hands does not match the rules' num_players")
-        state.check_consistent()
+        state.validate()
         return state
 
 
 def _check_round(rules: MexicanTrainRules, hand_number: int) -> None:
-    if not isinstance(hand_number, int) or not 0 <= hand_number < rules.num_rounds:
-        raise ValueError(
-            f"hand_number (the round) must be from 0 to {rules.num_rounds - 1}, got {hand_number!r}"
-        )
+    check_int("hand_number (the round)", hand_number, 0, rules.num_rounds - 1)
 
 
 __all__ = [

@@ -12,10 +12,19 @@ value, and the unfilled doubles (S5) oldest first with the arms each has left.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, ClassVar
 
-from spinner_env.match import DRAW, PASS, Draw, MatchState, Pass, shuffled
+from spinner_env.match import (
+    DRAW,
+    PASS,
+    Draw,
+    MatchState,
+    Pass,
+    check_int,
+    json_list,
+    shuffled,
+)
 from spinner_env.tiles import Tile, parse_tiles
 
 S = 10
@@ -106,8 +115,7 @@ class SpinnerRules:
 
     def __post_init__(self) -> None:
         SpinnerState.check_num_players(self.num_players)
-        if not _is_int(self.num_hands) or not 1 <= self.num_hands <= MAX_HANDS:
-            raise ValueError(f"num_hands must be an integer from 1 to 10, got {self.num_hands!r}")
+        check_int("num_hands", self.num_hands, 1, MAX_HANDS)
         for flag in ("draw_until_playable", "shortened", "seeded_first_dealer"):
             if not isinstance(getattr(self, flag), bool):
                 raise ValueError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
@@ -161,9 +169,8 @@ class SpinnerState(MatchState):
     ) -> SpinnerState:
         """A match whose every hand is dealt from ``seed`` (S2.4), starting at ``hand_number``."""
         rules = rules or SpinnerRules()
-        if not _is_int(seed) or seed < 0:
-            raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-        _check_hand_number(rules, hand_number)
+        check_int("seed", seed, 0)
+        check_int("hand_number", hand_number, 0, rules.num_hands - 1)
         n = rules.num_players
         dealer = shuffled(list(range(n)), seed, -1)[0] if rules.seeded_first_dealer else 0
         state = cls._undealt(seed, hand_number, [0] * n, rules=rules, dealer=dealer)
@@ -188,7 +195,11 @@ class SpinnerState(MatchState):
         given as strings (``"7-S"``) and a hand or the boneyard as one string
         (``"9-9 3-S 0-1"``). Later hands of the match are dealt from ``seed``.
         """
+        if not isinstance(hands, (list, tuple)):
+            raise ValueError(f"hands must be a list of one hand per seat, got {hands!r}")
         rules = rules or SpinnerRules(num_players=len(hands))
+        if not isinstance(rules, SpinnerRules):
+            raise ValueError(f"rules must be SpinnerRules, got {rules!r}")
         n = rules.num_players
         hands_t = [parse_tiles(SpinnerTile, h) for h in hands]
         boneyard_t = parse_tiles(SpinnerTile, boneyard)
@@ -201,14 +212,16 @@ class SpinnerState(MatchState):
                     f"to each of {n} players"
                 )
         cls.check_tiles_once([*hands_t, boneyard_t], set(ALL_TILES))
-        if not 0 <= dealer < n:
-            raise ValueError(f"dealer must be a seat from 0 to {n - 1}, got {dealer}")
-        _check_hand_number(rules, hand_number)
-        totals = list(totals) if totals is not None else [0] * n
-        if len(totals) != n:
-            raise ValueError(f"{len(totals)} match totals given for {n} players")
+        # The set (S3) reads these two; validate() checks everything once it is done.
+        check_int("dealer", dealer, 0, n - 1)
+        check_int("hand_number", hand_number, 0, rules.num_hands - 1)
+        if totals is None:
+            totals = [0] * n
+        elif isinstance(totals, (list, tuple)):
+            totals = list(totals)
         state = cls._undealt(seed, hand_number, totals, rules=rules, dealer=dealer)
         state._set_up(hands_t, boneyard_t)
+        state.validate()
         return state
 
     # --------------------------------------------------------------- the hand
@@ -323,6 +336,84 @@ class SpinnerState(MatchState):
             counts[double.value] += double.arms_left
         return counts
 
+    # ------------------------------------------------------------ validation
+    def validate(self) -> None:
+        """ValueError naming the first field that breaks an invariant (see
+        :meth:`MatchState.validate`): the rules, the dealer, the layout as a sequence of
+        legal placements from the set (S3, S4, S5), the open ends and unfilled doubles it
+        leaves, and every tile in exactly one place (S1.1)."""
+        if not isinstance(self.rules, SpinnerRules):
+            raise ValueError(f"rules must be SpinnerRules, got {self.rules!r}")
+        if self.num_players != self.rules.num_players:
+            raise ValueError(
+                f"num_players {self.num_players!r} differs from the rules' {self.rules.num_players}"
+            )
+        super().validate()
+        check_int("dealer", self.dealer, 0, self.num_players - 1)
+        if not isinstance(self.layout, list) or not self.layout:
+            raise ValueError("layout must list the tiles placed, the set (S3) first")
+        for i, placed in enumerate(self.layout):
+            if not isinstance(placed, Placed) or not isinstance(placed.tile, SpinnerTile):
+                raise ValueError(f"layout[{i}] must be a Placed tile, got {placed!r}")
+            check_int(f"layout[{i}].seat", placed.seat, 0, self.num_players - 1)
+            check_int(f"layout[{i}].opens", placed.opens, 0, S)
+        self.check_tiles_once(
+            [*self.hands, self.boneyard, [p.tile for p in self.layout]], set(ALL_TILES)
+        )
+        if not isinstance(self.free_ends, list) or len(self.free_ends) != NUM_VALUES:
+            raise ValueError(f"free_ends must be a list of {NUM_VALUES} counts")
+        for value, count in enumerate(self.free_ends):
+            check_int(f"free_ends[{value}]", count, 0)
+        if not isinstance(self.unfilled, list):
+            raise ValueError(f"unfilled must be a list, got {self.unfilled!r}")
+        for i, double in enumerate(self.unfilled):
+            if not isinstance(double, UnfilledDouble):
+                raise ValueError(f"unfilled[{i}] must be an UnfilledDouble, got {double!r}")
+            check_int(f"unfilled[{i}].value", double.value, 0, S)
+            check_int(f"unfilled[{i}].arms_left", double.arms_left, 1, 3)
+        replayed = self._replay_layout()
+        if self.free_ends != replayed.free_ends:
+            raise ValueError(
+                f"free_ends {self.free_ends!r} are not what the layout leaves open "
+                f"({replayed.free_ends})"
+            )
+        if self.unfilled != replayed.unfilled:
+            raise ValueError(
+                f"unfilled {self.unfilled!r} are not the doubles the layout leaves unfilled "
+                f"({replayed.unfilled})"
+            )
+
+    def _replay_layout(self) -> SpinnerState:
+        """The layout placed again, placement by placement, from the set: ValueError at
+        the first that was not legal when it was made."""
+        first = self.layout[0]
+        d = self.start_value
+        set_tiles = [SpinnerTile.of(d, d), DOUBLE_SPINNER]
+        if self.rules.shortened:
+            set_tiles += [SpinnerTile.of(v, v) for v in range(d)]  # S7.3
+        arm_value = d if first.tile is DOUBLE_SPINNER else first.tile.low
+        if first.tile not in set_tiles or first.end is not None or first.opens != arm_value:
+            raise ValueError(
+                f"layout[0] must be the set (S3): one of {', '.join(map(str, set_tiles))} "
+                f"on no end, opening {SpinnerTile.symbol(arm_value)}; got {first!r}"
+            )
+        replay = replace(
+            self,
+            layout=[first],
+            free_ends=[0] * NUM_VALUES,
+            unfilled=[UnfilledDouble(first.tile, arm_value, arms_left=2)],
+        )
+        for i, placed in enumerate(self.layout[1:], start=1):
+            check_int(f"layout[{i}].end", placed.end, 0, S)
+            move = Place(placed.tile, placed.end, placed.opens)
+            if move not in PLACEMENTS_ON[placed.tile.index][placed.end]:
+                raise ValueError(f"layout[{i}]: {move} is not a way to place {placed.tile}")
+            if placed.end not in replay.playable_ends():
+                raise ValueError(f"layout[{i}]: {move} went on an end that was not open (S5.1)")
+            replay.current = placed.seat
+            replay._place(move)
+        return replay
+
     # ------------------------------------------------------------------ misc
     def copy(self) -> SpinnerState:
         """An independent copy, cheaper than ``copy.deepcopy`` (tiles are shared)."""
@@ -354,40 +445,24 @@ class SpinnerState(MatchState):
     def from_dict(cls, data: dict[str, Any]) -> SpinnerState:
         """Rebuild a state written by :meth:`to_dict`; ValueError if it is inconsistent."""
         try:
-            rules = SpinnerRules(**data["rules"])
             state = cls(
                 **cls._common_fields(data),
-                rules=rules,
-                dealer=int(data["dealer"]),
+                rules=SpinnerRules(**data["rules"]),
+                dealer=data["dealer"],
                 layout=[
-                    Placed(int(p["seat"]), parse(p["tile"]), p["end"], int(p["opens"]))
-                    for p in data["layout"]
+                    Placed(p["seat"], parse(p["tile"]), p["end"], p["opens"])
+                    for p in json_list(data, "layout")
                 ],
-                free_ends=[int(c) for c in data["free_ends"]],
+                free_ends=data["free_ends"],
                 unfilled=[
-                    UnfilledDouble(parse(u["tile"]), int(u["value"]), int(u["arms_left"]))
-                    for u in data["unfilled"]
+                    UnfilledDouble(parse(u["tile"]), u["value"], u["arms_left"])
+                    for u in json_list(data, "unfilled")
                 ],
             )
         except (KeyError, TypeError) as err:
             raise ValueError(f"not a Spinner state: {err!r}") from err
-        if state.num_players != rules.num_players or len(state.hands) != rules.num_players:
-            raise ValueError("the number of hands does not match the rules' num_players")
-        cls.check_tiles_once(
-            [*state.hands, state.boneyard, [p.tile for p in state.layout]], set(ALL_TILES)
-        )
+        state.validate()
         return state
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _check_hand_number(rules: SpinnerRules, hand_number: int) -> None:
-    if not _is_int(hand_number) or not 0 <= hand_number < rules.num_hands:
-        raise ValueError(
-            f"hand_number must be from 0 to {rules.num_hands - 1}, got {hand_number!r}"
-        )
 
 
 __all__ = [

@@ -57,6 +57,8 @@ class Tile:
     @classmethod
     def parse(cls: type[T], text: str) -> T:
         """Read a tile in the game's notation, either end first: ``"7-S"``, ``"S-7"``."""
+        if not isinstance(text, str):
+            raise ValueError(f"a tile is written as a string a-b, got {text!r}")
         parts = text.strip().split("-")
         if len(parts) != 2:
             raise ValueError(f"tile {text!r} is not of the form a-b")
@@ -112,4 +114,6 @@ def parse_tiles(tile_type: type[T], texts: Sequence[T | str] | str) -> list[T]:
     """
     if isinstance(texts, str):
         texts = texts.replace(",", " ").split()
+    elif not isinstance(texts, (list, tuple)):
+        raise ValueError(f"tiles are a list or a string of tiles, got {texts!r}")
     return [t if isinstance(t, tile_type) else tile_type.parse(t) for t in texts]

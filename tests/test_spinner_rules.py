@@ -15,6 +15,7 @@ from spinner_env.match import DRAW, PASS
 from spinner_env.spinner import (
     ALL_TILES,
     Place,
+    Placed,
     SpinnerRules,
     SpinnerState,
     SpinnerTile,
@@ -45,34 +46,28 @@ def late(
     rules: SpinnerRules | None = None,
     totals: list[int] | None = None,
 ) -> SpinnerState:
-    """A position late in a hand, read back from its JSON form (``from_dict``).
+    """A position late in a hand, its fields set directly on a state.
 
     Reaching a bare boneyard or a one-tile hand from a deal takes dozens of moves, so
     these positions are written directly: every tile not in a hand or the boneyard lies
     on the layout, and ``free`` gives the open ends by value (S4.5: only counts matter).
+    Such a layout is a record of the tiles, not a sequence of legal placements, so the
+    position skips ``validate()`` (which ``from_dict`` runs).
     """
     rules = rules or SpinnerRules(num_players=len(hands))
     held = {parse(t) for text in [*hands, boneyard] for t in text.split()}
     placed = [t for t in ALL_TILES if t not in held]
-    free_ends = [0] * 11
+    state = SpinnerState.new(rules)
+    state.hands = [[parse(t) for t in hand.split()] for hand in hands]
+    state.boneyard = [parse(t) for t in boneyard.split()]
+    state.current = current
+    state.layout = [Placed(0, t, None if i == 0 else t.low, t.high) for i, t in enumerate(placed)]
+    state.free_ends = [0] * 11
     for symbol, count in free.items():
-        free_ends[SpinnerTile.value_of(symbol)] = count
-    data = SpinnerState.new(rules).to_dict()
-    data.update(
-        hands=[h.split() for h in hands],
-        boneyard=boneyard.split(),
-        current=current,
-        dealer=0,
-        layout=[
-            {"seat": 0, "tile": str(t), "end": None if i == 0 else t.low, "opens": t.high}
-            for i, t in enumerate(placed)
-        ],
-        free_ends=free_ends,
-        unfilled=[],
-        totals=totals or [0] * rules.num_players,
-        voids=[[] for _ in hands],
-    )
-    return SpinnerState.from_dict(data)
+        state.free_ends[SpinnerTile.value_of(symbol)] = count
+    state.unfilled = []
+    state.totals = totals or [0] * rules.num_players
+    return state
 
 
 def pl(tile: str, end: str, opens: str) -> Place:
