@@ -71,10 +71,13 @@ class Encoding(ABC):
             raise ValueError(f"{move!r} is not a {self.game_name} move") from None
 
     def move_of(self, action: int) -> Any:
-        """The move an action id stands for; ValueError if out of range."""
-        if not 0 <= action < self.num_actions:
-            raise ValueError(f"action {action} is out of range 0..{self.num_actions - 1}")
-        return self.actions[action]
+        """The move an action id stands for; ValueError if not an id or out of range."""
+        action_id = as_action_id(action)
+        if action_id is None:
+            raise ValueError(f"action must be an integer action id, got {action!r}")
+        if not 0 <= action_id < self.num_actions:
+            raise ValueError(f"action {action_id} is out of range 0..{self.num_actions - 1}")
+        return self.actions[action_id]
 
     @abstractmethod
     def observation(self, game: Any, seat: int) -> np.ndarray:
@@ -110,6 +113,25 @@ def hand_score_difference(points: Sequence[int]) -> list[float]:
     n = len(points)
     total = sum(points)
     return [((total - p) / (n - 1) - p) / 100 for p in points]
+
+
+def as_action_id(action: Any) -> int | None:
+    """An action as a plain int: ints, numpy integers and 0-d integer arrays (what
+    Stable-Baselines3's ``predict`` returns) are ids; None for anything else (bools too)."""
+    if isinstance(action, np.ndarray) and action.shape == ():
+        action = action[()]
+    if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
+        return int(action)
+    return None
+
+
+def checked_seed(seed: Any) -> int | None:
+    """A reset seed as a plain int (numpy integers included); ValueError if it is not one."""
+    if seed is None:
+        return None
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)) and seed >= 0:
+        return int(seed)
+    raise ValueError(f"seed must be None or a non-negative integer, got {seed!r}")
 
 
 def check_choice(name: str, value: object, choices: Sequence[str]) -> None:
@@ -193,6 +215,10 @@ class DominoAECEnv(AECEnv, EzPickle, ABC):
     # ---------------------------------------------------------------- the API
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Start an episode; ``options={"game": state}`` starts from a copy of that state."""
+        seed = checked_seed(seed)
+        unknown = set(options or {}) - {"game"}
+        if unknown:
+            raise ValueError(f"unknown reset option(s) {', '.join(map(repr, sorted(unknown)))}")
         if seed is not None or self._np_random_seed is None:
             self.np_random, self._np_random_seed = gymnasium.utils.seeding.np_random(seed)
         game_seed = int(self.np_random.integers(2**62))
@@ -217,10 +243,11 @@ class DominoAECEnv(AECEnv, EzPickle, ABC):
             raise ValueError(
                 f'options["game"] must be a {type(self.game).__name__}, got {type(start).__name__}'
             )
-        if start.num_players != self.num_players:
-            raise ValueError(
-                f"the game has {start.num_players} players, the environment {self.num_players}"
-            )
+        start.validate()
+        if start.rules != self.rules:
+            ours, theirs = asdict(self.rules), asdict(start.rules)
+            differ = [f"{k} {theirs[k]!r} (env: {v!r})" for k, v in ours.items() if theirs[k] != v]
+            raise ValueError("the game's rules differ from the environment's: " + ", ".join(differ))
         if start.hand_over:
             raise ValueError("the game to start from has its hand already over")
         return start.copy()
@@ -267,9 +294,10 @@ class DominoAECEnv(AECEnv, EzPickle, ABC):
             self.render()
 
     def _checked_move(self, action: Any) -> Any:
-        if not isinstance(action, (int, np.integer)) or isinstance(action, bool):
+        action_id = as_action_id(action)
+        if action_id is None:
             raise ValueError(f"action must be an integer action id, got {action!r}")
-        action = int(action)
+        action = action_id
         if not 0 <= action < self.encoding.num_actions:
             raise ValueError(
                 f"action {action} is out of range: "
@@ -392,6 +420,8 @@ class ClassicWrapper(OrderEnforcingWrapper):
         self._has_updated = True
         env = self.env
         agent = env.agent_selection
+        action_id = as_action_id(action)
+        action = action if action_id is None else action_id  # the space check judges the rest
         dead = env.terminations[agent] or env.truncations[agent]
         assert (action is None and dead) or _in_range(action, env.encoding.num_actions), (
             "action is not in action space"
@@ -413,7 +443,7 @@ class ClassicWrapper(OrderEnforcingWrapper):
 
 def _in_range(action: Any, num_actions: int) -> bool:
     """``Discrete(num_actions).contains(action)``, with a fast path for plain integers."""
-    if isinstance(action, (int, np.integer)) and not isinstance(action, bool):
+    if isinstance(action, int) and not isinstance(action, bool):
         return 0 <= action < num_actions
     return spaces.Discrete(num_actions).contains(action)
 

@@ -445,6 +445,15 @@ def check_int(name: str, value: object, low: int, high: int | None = None) -> No
         raise ValueError(f"{name} must be an integer {span}, got {value!r}")
 
 
+def given_totals(totals: Sequence[int] | None, num_players: int) -> list[int]:
+    """The match totals a position starts from (default all 0), one per seat."""
+    if totals is None:
+        return [0] * num_players
+    if not isinstance(totals, (list, tuple)) or len(totals) != num_players:
+        raise ValueError(f"totals must list one match total per seat ({num_players}): {totals!r}")
+    return list(totals)
+
+
 def check_bool(name: str, value: object) -> None:
     if not isinstance(value, bool):
         raise ValueError(f"{name} must be True or False, got {value!r}")

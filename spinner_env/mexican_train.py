@@ -46,6 +46,7 @@ from spinner_env.match import (
     Pass,
     check_bool,
     check_int,
+    given_totals,
     json_list,
     shuffled,
 )
@@ -228,13 +229,9 @@ class MexicanTrainState(MatchState):
         if len(trains) != n + 1:
             raise ValueError(f"{len(trains)} trains given: {n} players have {n + 1}")
         trains_t = [parse_tiles(MexicanTile, t) for t in trains]
-        if totals is None:
-            totals = [0] * n
-        elif isinstance(totals, (list, tuple)):
-            totals = list(totals)
         if current is None:
             current = hand_number % n
-        state = cls._undealt(seed, hand_number, totals, rules=rules)
+        state = cls._undealt(seed, hand_number, given_totals(totals, n), rules=rules)
         state._reset_hand(hands_t, parse_tiles(MexicanTile, boneyard))
         engine = state.engine_value
         state.trains = [Train(tiles, chain_end(tiles, engine)) for tiles in trains_t]

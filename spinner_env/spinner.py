@@ -22,6 +22,7 @@ from spinner_env.match import (
     MatchState,
     Pass,
     check_int,
+    given_totals,
     json_list,
     shuffled,
 )
@@ -215,11 +216,7 @@ class SpinnerState(MatchState):
         # The set (S3) reads these two; validate() checks everything once it is done.
         check_int("dealer", dealer, 0, n - 1)
         check_int("hand_number", hand_number, 0, rules.num_hands - 1)
-        if totals is None:
-            totals = [0] * n
-        elif isinstance(totals, (list, tuple)):
-            totals = list(totals)
-        state = cls._undealt(seed, hand_number, totals, rules=rules, dealer=dealer)
+        state = cls._undealt(seed, hand_number, given_totals(totals, n), rules=rules, dealer=dealer)
         state._set_up(hands_t, boneyard_t)
         state.validate()
         return state

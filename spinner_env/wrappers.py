@@ -38,6 +38,8 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+from spinner_env.aec import as_action_id, checked_seed
+
 
 class Opponent(Protocol):
     """What the wrapper needs of an opponent (every ``agents.Agent`` is one)."""
@@ -114,6 +116,7 @@ class SingleAgentEnv(gymnasium.Env):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
+        seed = checked_seed(seed)
         super().reset(seed=seed)
         if seed is not None:
             self._episode = 0
@@ -139,7 +142,10 @@ class SingleAgentEnv(gymnasium.Env):
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         if self._over():
             raise RuntimeError("step() after the episode ended: call reset()")
-        action = int(action)
+        action_id = as_action_id(action)
+        if action_id is None:
+            raise ValueError(f"action must be an integer action id, got {action!r}")
+        action = action_id
         if not (0 <= action < len(self._mask) and self._mask[action]):
             # As PettingZoo's TerminateIllegalWrapper does: the episode ends, penalised.
             self._illegal = True
