@@ -99,6 +99,8 @@ class MatchState(ABC):
     voids: list[set[int]] = field(default_factory=list)
 
     TILE: ClassVar[type[Tile]] = Tile
+    RULES: ClassVar[type]
+    """The game's rules class; each game's state has a ``rules`` field of it."""
     MIN_PLAYERS: ClassVar[int] = 2
     MAX_PLAYERS: ClassVar[int] = 8
 
@@ -300,7 +302,14 @@ class MatchState(ABC):
         passes through it: ``from_position``, ``from_dict``, an environment's
         ``reset(options={"game": ...})``.
         """
+        rules = getattr(self, "rules", None)
+        if not isinstance(rules, self.RULES):
+            raise ValueError(f"rules must be {self.RULES.__name__}, got {rules!r}")
         self.check_num_players(self.num_players)
+        if self.num_players != rules.num_players:
+            raise ValueError(
+                f"num_players {self.num_players!r} differs from the rules' {rules.num_players}"
+            )
         n = self.num_players
         check_int("seed", self.seed, 0)
         check_int("hand_number", self.hand_number, 0, self.num_hands - 1)

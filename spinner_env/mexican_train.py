@@ -170,6 +170,7 @@ class MexicanTrainState(MatchState):
     extra_placement: bool = False
 
     TILE: ClassVar[type[Tile]] = MexicanTile
+    RULES: ClassVar[type] = MexicanTrainRules
 
     # ------------------------------------------------------------ construction
     @classmethod
@@ -368,12 +369,6 @@ class MexicanTrainState(MatchState):
         (M3.2) with its open end, markers only on personal trains (M3.4), the
         unsatisfied doubles exactly the trains ending in one (M5.3), and every tile but
         the engine in exactly one place (M2.3)."""
-        if not isinstance(self.rules, MexicanTrainRules):
-            raise ValueError(f"rules must be MexicanTrainRules, got {self.rules!r}")
-        if self.num_players != self.rules.num_players:
-            raise ValueError(
-                f"num_players {self.num_players!r} differs from the rules' {self.rules.num_players}"
-            )
         super().validate()
         n = self.num_players
         if not isinstance(self.trains, list) or len(self.trains) != n + 1:

@@ -162,6 +162,7 @@ class SpinnerState(MatchState):
     unfilled: list[UnfilledDouble] = field(default_factory=list)
 
     TILE: ClassVar[type[Tile]] = SpinnerTile
+    RULES: ClassVar[type] = SpinnerRules
 
     # ------------------------------------------------------------ construction
     @classmethod
@@ -339,12 +340,6 @@ class SpinnerState(MatchState):
         :meth:`MatchState.validate`): the rules, the dealer, the layout as a sequence of
         legal placements from the set (S3, S4, S5), the open ends and unfilled doubles it
         leaves, and every tile in exactly one place (S1.1)."""
-        if not isinstance(self.rules, SpinnerRules):
-            raise ValueError(f"rules must be SpinnerRules, got {self.rules!r}")
-        if self.num_players != self.rules.num_players:
-            raise ValueError(
-                f"num_players {self.num_players!r} differs from the rules' {self.rules.num_players}"
-            )
         super().validate()
         check_int("dealer", self.dealer, 0, self.num_players - 1)
         if not isinstance(self.layout, list) or not self.layout:
