@@ -71,6 +71,7 @@ SPINNER_DAMAGE = [
     (["passes_in_row"], -1, "passes_in_row"),
     (["drew_this_turn"], 1, "drew_this_turn"),
     (["num_players"], 4, "num_players"),
+    (["num_players"], 3.0, "num_players"),
     (["layout", 1, "end"], 12, r"layout\[1\].end"),
     (["layout", 1, "seat"], 3, r"layout\[1\].seat"),
     (["layout", 0, "end"], 9, r"layout\[0\]"),
