@@ -103,13 +103,14 @@ class PolicyHeader:
             raise ValueError(f"its header is not JSON: {err}") from None
         if not isinstance(header, dict):
             raise ValueError("its header is not a JSON object")
-        expected = {name: f.type for name, f in cls.__dataclass_fields__.items()}
-        if set(header) != set(expected):
+        expected = set(cls.__dataclass_fields__)
+        if set(header) != expected:
             raise ValueError(
                 f"its header has fields {sorted(header)}; format {FORMAT_VERSION} has "
                 f"{sorted(expected)}"
             )
-        if header["format_version"] != FORMAT_VERSION:
+        version = header["format_version"]
+        if not _positive_int(version) or version != FORMAT_VERSION:
             raise ValueError(
                 f"format_version {header['format_version']!r}: this version reads "
                 f"{FORMAT_VERSION} only"

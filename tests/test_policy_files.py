@@ -122,6 +122,7 @@ def write_with_header(path: Path, policy, **changes) -> None:
         ({"value_layers": 12}, "value_layers"),
         ({"activation": "gelu"}, "activation"),
         ({"format_version": 2}, "format_version"),
+        ({"format_version": True}, "format_version"),
         ({"game": 7}, "game"),
         ({"extra": 1}, "fields"),
         ({"policy_layers": [16, 9]}, "tensors do not match"),
