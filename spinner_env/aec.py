@@ -72,12 +72,10 @@ class Encoding(ABC):
 
     def move_of(self, action: int) -> Any:
         """The move an action id stands for; ValueError if not an id or out of range."""
-        action_id = as_action_id(action)
-        if action_id is None:
-            raise ValueError(f"action must be an integer action id, got {action!r}")
-        if not 0 <= action_id < self.num_actions:
-            raise ValueError(f"action {action_id} is out of range 0..{self.num_actions - 1}")
-        return self.actions[action_id]
+        action = action_id(action)
+        if not 0 <= action < self.num_actions:
+            raise ValueError(f"action {action} is out of range 0..{self.num_actions - 1}")
+        return self.actions[action]
 
     @abstractmethod
     def observation(self, game: Any, seat: int) -> np.ndarray:
@@ -123,6 +121,14 @@ def as_action_id(action: Any) -> int | None:
     if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
         return int(action)
     return None
+
+
+def action_id(action: Any) -> int:
+    """An action as a plain int (see :func:`as_action_id`); ValueError if it is not one."""
+    value = as_action_id(action)
+    if value is None:
+        raise ValueError(f"action must be an integer action id, got {action!r}")
+    return value
 
 
 def checked_seed(seed: Any) -> int | None:
@@ -294,10 +300,7 @@ class DominoAECEnv(AECEnv, EzPickle, ABC):
             self.render()
 
     def _checked_move(self, action: Any) -> Any:
-        action_id = as_action_id(action)
-        if action_id is None:
-            raise ValueError(f"action must be an integer action id, got {action!r}")
-        action = action_id
+        action = action_id(action)
         if not 0 <= action < self.encoding.num_actions:
             raise ValueError(
                 f"action {action} is out of range: "
@@ -420,8 +423,8 @@ class ClassicWrapper(OrderEnforcingWrapper):
         self._has_updated = True
         env = self.env
         agent = env.agent_selection
-        action_id = as_action_id(action)
-        action = action if action_id is None else action_id  # the space check judges the rest
+        as_id = as_action_id(action)
+        action = action if as_id is None else as_id  # the space check below judges the rest
         dead = env.terminations[agent] or env.truncations[agent]
         assert (action is None and dead) or _in_range(action, env.encoding.num_actions), (
             "action is not in action space"

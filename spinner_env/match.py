@@ -297,8 +297,8 @@ class MatchState(ABC):
     def validate(self) -> None:
         """ValueError naming the first field that breaks an invariant the engine relies on.
 
-        Checks the fields every game shares; each game extends it with its rules and its
-        layout (and every tile in exactly one place). Every state built from outside data
+        Checks the rules' type and the fields every game shares; each game extends it with
+        its layout (and every tile in exactly one place). Every state built from outside data
         passes through it: ``from_position``, ``from_dict``, an environment's
         ``reset(options={"game": ...})``.
         """

@@ -365,7 +365,7 @@ class MexicanTrainState(MatchState):
     # ------------------------------------------------------------------ misc
     def validate(self) -> None:
         """ValueError naming the first field that breaks an invariant (see
-        :meth:`MatchState.validate`): the rules, every train a chain from the engine
+        :meth:`MatchState.validate`): every train a chain from the engine
         (M3.2) with its open end, markers only on personal trains (M3.4), the
         unsatisfied doubles exactly the trains ending in one (M5.3), and every tile but
         the engine in exactly one place (M2.3)."""

@@ -337,7 +337,7 @@ class SpinnerState(MatchState):
     # ------------------------------------------------------------ validation
     def validate(self) -> None:
         """ValueError naming the first field that breaks an invariant (see
-        :meth:`MatchState.validate`): the rules, the dealer, the layout as a sequence of
+        :meth:`MatchState.validate`): the dealer, the layout as a sequence of
         legal placements from the set (S3, S4, S5), the open ends and unfilled doubles it
         leaves, and every tile in exactly one place (S1.1)."""
         super().validate()

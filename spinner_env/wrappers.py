@@ -38,7 +38,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from spinner_env.aec import as_action_id, checked_seed
+from spinner_env.aec import action_id, checked_seed
 
 
 class Opponent(Protocol):
@@ -142,10 +142,7 @@ class SingleAgentEnv(gymnasium.Env):
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         if self._over():
             raise RuntimeError("step() after the episode ended: call reset()")
-        action_id = as_action_id(action)
-        if action_id is None:
-            raise ValueError(f"action must be an integer action id, got {action!r}")
-        action = action_id
+        action = action_id(action)
         if not (0 <= action < len(self._mask) and self._mask[action]):
             # As PettingZoo's TerminateIllegalWrapper does: the episode ends, penalised.
             self._illegal = True
