@@ -8,6 +8,7 @@ observations of ``observation`` and ``action_mask``, rewards, episodes, renderin
 
 from __future__ import annotations
 
+import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
@@ -222,9 +223,16 @@ class DominoAECEnv(AECEnv, EzPickle, ABC):
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Start an episode; ``options={"game": state}`` starts from a copy of that state."""
         seed = checked_seed(seed)
+        if options is not None and not isinstance(options, dict):
+            raise ValueError(f"options must be a dict, got {options!r}")
         unknown = set(options or {}) - {"game"}
         if unknown:
-            raise ValueError(f"unknown reset option(s) {', '.join(map(repr, sorted(unknown)))}")
+            # A warning, not an error: PettingZoo's api_test resets with options={"options": 1}.
+            warnings.warn(
+                f"unknown reset option(s) {', '.join(map(repr, sorted(unknown)))} ignored; "
+                "the only option is 'game'",
+                stacklevel=2,
+            )
         if seed is not None or self._np_random_seed is None:
             self.np_random, self._np_random_seed = gymnasium.utils.seeding.np_random(seed)
         game_seed = int(self.np_random.integers(2**62))

@@ -236,10 +236,13 @@ def test_reset_seeds_take_numpy_integers_and_refuse_the_rest_with_value_error(ma
             make(num_players=2).reset(seed=seed)
 
 
-def test_unknown_reset_options_are_refused():
+def test_unknown_reset_options_are_named_in_a_warning_and_options_must_be_a_dict():
+    """Not an error: PettingZoo's api_test resets with options={"options": 1}."""
     env = spinner_v0.env()
-    with pytest.raises(ValueError, match="'gmae'"):
+    with pytest.warns(UserWarning, match="'gmae'"):
         env.reset(options={"gmae": SpinnerState.new()})
+    with pytest.raises(ValueError, match="options must be a dict"):
+        env.reset(options=["game"])
 
 
 def test_reset_validates_the_game_and_refuses_other_rules():
