@@ -10,7 +10,7 @@ steps a raw env with random actions: legal ids as numpy integers and 0-d arrays,
 and out-of-range ids, floats, bools, strings, lists. Any exception other than
 ValueError is counted and its base index printed: ``--first INDEX --bases 1`` replays it.
 
-    python bench/fuzz.py                  # the README's figure (about 8 minutes)
+    python bench/fuzz.py                  # the README's figure (18 minutes on 2 shared cores)
     python bench/fuzz.py --short          # a smoke run of a few seconds
 """
 
