@@ -43,6 +43,7 @@ def random_steps(env, rng: np.random.Generator, steps: int | None = None) -> Non
 
 
 @pytest.mark.parametrize("num_players", PLAYER_COUNTS)
+@pytest.mark.filterwarnings("ignore:unknown reset option")  # api_test's options={"options": 1}
 def test_pettingzoo_api_test(num_players):
     api_test(mexican_train_v0.env(num_players=num_players), num_cycles=300)
 

@@ -39,6 +39,7 @@ def play_random(env, seed: int, rng_seed: int = 0) -> list[tuple]:
 
 
 @pytest.mark.parametrize("num_players", PLAYER_COUNTS)
+@pytest.mark.filterwarnings("ignore:unknown reset option")  # api_test's options={"options": 1}
 def test_pettingzoo_api_test(num_players):
     api_test(spinner_v0.env(num_players=num_players), num_cycles=500)
 
