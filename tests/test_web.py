@@ -183,6 +183,7 @@ def test_bad_requests_get_a_clear_4xx_and_change_nothing(tmp_path):
         ({"opponents": ["nobody"]}, "unknown agent 'nobody'"),
         ({"players": 4, "opponents": ["random", "greedy"]}, "2 opponents given for 3"),
         ({"opponents": ["/tmp/evil.pt"]}, "not started with (--checkpoint)"),
+        ({"opponents": ["evil.safetensors"]}, "not started with (--checkpoint)"),
         ({"game": "mexican_train", "opponents": ["checkpoint"]}, "cannot play mexican_train"),
         ({"seed": -1}, "seed: Input should be greater than or equal to 0"),
         ({"hands": 11}, "num_hands must be an integer from 1 to 10"),

@@ -68,7 +68,8 @@ def create_app(data_dir: Path, max_games: int = 64, checkpoints: Sequence[str] =
     """The app, holding at most ``max_games`` games, each kept in ``data_dir``.
 
     Opponents are agent names (``make_agent`` decides which exist); a checkpoint file is
-    loaded only if it is one of ``checkpoints``, since loading one runs its pickle.
+    loaded only if it is one of ``checkpoints``, so a request cannot make the server read
+    any file it names.
     """
     store = GameStore(data_dir, max_games)
     agent_choices = [*BASELINES, "checkpoint", *checkpoints]
@@ -157,7 +158,7 @@ def create_app(data_dir: Path, max_games: int = 64, checkpoints: Sequence[str] =
 
 
 def _is_path(spec: str) -> bool:
-    return "/" in spec or "\\" in spec or spec.endswith((".pt", ".zip"))
+    return "/" in spec or "\\" in spec or spec.endswith((".safetensors", ".pt", ".zip"))
 
 
 def _table(store: GameStore, game_id: str) -> Table:
