@@ -16,6 +16,16 @@ from pathlib import Path
 from typing import IO, Any
 
 
+def _read_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+_NEW_FILE_MODE = 0o666 & ~_read_umask()
+"""What ``open()`` would give a new file: ``mkstemp`` makes its files private (0600)."""
+
+
 @contextmanager
 def atomic_write(path: str | os.PathLike[str], mode: str = "w", **open_kwargs: Any) -> Iterator[IO]:
     """Open a temporary file beside ``path``; on a clean exit it replaces ``path``.
@@ -30,6 +40,8 @@ def atomic_write(path: str | os.PathLike[str], mode: str = "w", **open_kwargs: A
         open_kwargs.setdefault("encoding", "utf-8")
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
+        # A replaced file keeps its permissions; a new one gets open()'s.
+        os.chmod(fd, target.stat().st_mode & 0o7777 if target.exists() else _NEW_FILE_MODE)
         with os.fdopen(fd, mode, **open_kwargs) as f:
             yield f
             f.flush()

@@ -30,3 +30,16 @@ def test_an_error_while_writing_keeps_the_old_file(tmp_path: Path) -> None:
 def test_atomic_write_refuses_append_and_read_modes(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="mode"), atomic_write(tmp_path / "x", "a"):
         pass
+
+
+def test_a_new_file_gets_the_mode_open_gives_and_a_replaced_file_keeps_its_own(
+    tmp_path: Path,
+) -> None:
+    fresh = tmp_path / "fresh.txt"
+    fresh.write_text("made by open()")
+    new = tmp_path / "new.txt"
+    write_text_atomic(new, "made atomically")
+    assert new.stat().st_mode == fresh.stat().st_mode
+    fresh.chmod(0o640)
+    write_text_atomic(fresh, "replaced")
+    assert fresh.stat().st_mode & 0o777 == 0o640
