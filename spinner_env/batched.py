@@ -33,7 +33,17 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from spinner_env.aec import EPISODES, REWARD_SCHEMES, check_choice
+from spinner_env.batched_core import (
+    FIRST_HAND_DRAW,
+    LEARNER_DRAW,
+    BatchedEngine,
+    BatchStep,
+    _add_hand_score,
+    _add_outcome,
+    _drawn_from_seed,
+    _shuffle_range,
+    sample_legal,
+)
 from spinner_env.numba_cache import drop_stale_cache
 from spinner_env.spinner import (
     ALL_TILES,
@@ -102,19 +112,9 @@ _BONEYARD = OBSERVATION_SLICES["boneyard"].start
 _DREW = OBSERVATION_SLICES["drew"].start
 _HAND_NUMBER = OBSERVATION_SLICES["hand_number"].start
 
-# SplitMix64 constants of spinner_env.match.shuffled, as uint64 so numba wraps like it.
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_HAND_MIX = np.uint64(0xD1B54A32D192ED03)
-_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX2 = np.uint64(0x94D049BB133111EB)
-
 FIRST_DEALER_DRAW = -1
 """The hand number ``shuffled`` is given to draw the first dealer (S2.3 variant), as in
 :meth:`SpinnerState.new`."""
-FIRST_HAND_DRAW = -2
-"""The hand number ``shuffled`` is given to draw a hand episode's hand from its seed."""
-LEARNER_DRAW = -3
-"""The hand number ``shuffled`` is given to draw the learner's seat from the seed."""
 
 
 GAME = np.dtype(
@@ -150,35 +150,6 @@ tuple of arrays would have every array's reference count touched at every call).
 """
 
 
-class BatchStep(NamedTuple):
-    """What a step leaves for every game; the arrays are reused by the next step.
-
-    ``obs`` and ``mask`` are for the player to act (``current``), in the new episode
-    where ``done``; ``rewards[b, seat]`` is what the decision gave each seat (the AEC
-    env's ``rewards``); ``final_obs`` (the ``learner`` seat's view of the ended game) and
-    ``final_totals`` are only meaningful where ``done``.
-    """
-
-    obs: np.ndarray  # (B, 334) float32
-    mask: np.ndarray  # (B, 343) int8
-    rewards: np.ndarray  # (B, 8) float64
-    done: np.ndarray  # (B,) bool
-    final_obs: np.ndarray  # (B, 334) float32
-    final_totals: np.ndarray  # (B, 8) int32
-
-    @classmethod
-    def zeros(cls, num_games: int) -> BatchStep:
-        b = num_games
-        return cls(
-            obs=np.zeros((b, OBSERVATION_SIZE), np.float32),
-            mask=np.zeros((b, NUM_ACTIONS), np.int8),
-            rewards=np.zeros((b, MAX_PLAYERS), np.float64),
-            done=np.zeros(b, np.bool_),
-            final_obs=np.zeros((b, OBSERVATION_SIZE), np.float32),
-            final_totals=np.zeros((b, MAX_PLAYERS), np.int32),
-        )
-
-
 class Params(NamedTuple):
     """The rules and env options as plain numbers, for the compiled code."""
 
@@ -195,29 +166,6 @@ class Params(NamedTuple):
 
 
 # ------------------------------------------------------------------ the deal (S2.4)
-@njit(cache=True)
-def _shuffle_range(out: np.ndarray, m: int, seed: np.uint64, hand_number: int) -> None:
-    """``out[:m] = shuffled(range(m), seed, hand_number)``, bit for bit (SplitMix64)."""
-    for i in range(m):
-        out[i] = i
-    state = seed * _GOLDEN + np.uint64(hand_number) * _HAND_MIX + np.uint64(1)
-    for i in range(m - 1, 0, -1):
-        state = state + _GOLDEN
-        z = state
-        z = (z ^ (z >> np.uint64(30))) * _MIX1
-        z = (z ^ (z >> np.uint64(27))) * _MIX2
-        z = z ^ (z >> np.uint64(31))
-        j = np.int64(z % np.uint64(i + 1))
-        out[i], out[j] = out[j], out[i]
-
-
-@njit(cache=True)
-def _drawn_from_seed(m: int, seed: np.uint64, hand_number: int) -> int:
-    order = np.empty(m, np.int64)
-    _shuffle_range(order, m, seed, hand_number)
-    return order[0]
-
-
 @njit(cache=True)
 def _start_episode(game: np.record, p: Params, next_seed: np.ndarray) -> None:
     seed = next_seed[0]
@@ -462,9 +410,7 @@ def _finish_hand(game: np.record, p: Params, next_seed: np.ndarray, out: BatchSt
         game.totals[seat] += points[seat]
     rewards = out.rewards[b]
     if p.hand_score_reward:
-        total = points.sum()
-        for seat in range(n):
-            rewards[seat] += ((total - points[seat]) / (n - 1) - points[seat]) / 100
+        _add_hand_score(points, rewards)
     if p.hand_episode or game.hand_number + 1 >= p.num_hands:
         if not p.hand_score_reward and p.hand_episode:
             _add_outcome(points, rewards)
@@ -478,22 +424,6 @@ def _finish_hand(game: np.record, p: Params, next_seed: np.ndarray, out: BatchSt
         game.dealer = winner  # S2.3
         game.hand_number += 1
         _open_hand(game, p)
-
-
-@njit(cache=True)
-def _add_outcome(totals: np.ndarray, rewards: np.ndarray) -> None:
-    """``aec.zero_sum_outcome``: the k lowest totals share the win, rewards sum to 0."""
-    n = totals.shape[0]
-    best = totals.min()
-    k = 0
-    for seat in range(n):
-        if totals[seat] == best:
-            k += 1
-    for seat in range(n):
-        if totals[seat] == best:
-            rewards[seat] += (n - k) / (k * (n - 1))
-        else:
-            rewards[seat] += -1 / (n - 1)
 
 
 @njit(cache=True)
@@ -528,75 +458,27 @@ def _step(
 
 
 @njit(cache=True)
-def _first_illegal(mask: np.ndarray, actions: np.ndarray, active: np.ndarray) -> int:
-    """The first active game whose action its mask does not allow (-1 if none)."""
-    for b in range(actions.shape[0]):
-        if active[b] and not (0 <= actions[b] < NUM_ACTIONS and mask[b, actions[b]]):
-            return b
-    return -1
-
-
-@njit(cache=True)
 def _observe_all(games: np.ndarray, p: Params, seats: np.ndarray, obs: np.ndarray) -> None:
     for b in range(games.shape[0]):
         _observe(games[b], p, seats[b], True, obs[b])
 
 
-_BLOCK = 16
-"""Actions counted at once while looking for the k-th legal one (a sum LLVM vectorises)."""
-
-
-@njit(cache=True)
-def _legal_count(mask: np.ndarray) -> int:
-    count = 0
-    for a in range(mask.shape[0]):
-        count += mask[a]
-    return count
-
-
-@njit(cache=True)
-def _kth_legal(mask: np.ndarray, k: int) -> int:
-    """The legal action with k legal actions before it (-1 if there are fewer)."""
-    start = 0
-    while start + _BLOCK <= mask.shape[0]:  # skip whole blocks that end before it
-        in_block = 0
-        for a in range(start, start + _BLOCK):
-            in_block += mask[a]
-        if k < in_block:
-            break
-        k -= in_block
-        start += _BLOCK
-    for a in range(start, mask.shape[0]):
-        k -= mask[a]
-        if k < 0:
-            return a
-    return -1
-
-
-@njit(cache=True)
-def sample_legal(mask: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
-    """One uniformly random legal action per row of ``mask``, chosen by ``uniforms`` in [0, 1)."""
-    actions = np.empty(mask.shape[0], np.int64)
-    for b in range(mask.shape[0]):
-        actions[b] = _kth_legal(mask[b], int(uniforms[b] * _legal_count(mask[b])))
-    return actions
-
-
 # ------------------------------------------------------------------ the Python API
-class BatchedSpinner:
+class BatchedSpinner(BatchedEngine):
     """B Spinner games stepped together; see the module docstring.
 
     Args:
         num_games: B.
         rules: the Spinner rules and variants (one set for every game).
-        reward, episode: as ``spinner_v0.raw_env`` (``"match"`` | ``"hand_score"``;
-            ``"match"`` | ``"hand"``). A hand episode plays hand
-            ``shuffled(range(num_hands), seed, FIRST_HAND_DRAW)[0]``.
-        learner_seat: the seat whose view ``final_obs`` shows; None draws it for every
-            episode from its seed (``shuffled(range(n), seed, LEARNER_DRAW)[0]``).
+        reward, episode, learner_seat: as :class:`~spinner_env.batched_core.BatchedEngine`.
 
     ``games`` is the batch's state, one :data:`GAME` record per game.
     """
+
+    game_dtype = GAME
+    obs_size = OBSERVATION_SIZE
+    num_actions = NUM_ACTIONS
+    max_players = MAX_PLAYERS
 
     def __init__(
         self,
@@ -607,17 +489,16 @@ class BatchedSpinner:
         episode: str = "match",
         learner_seat: int | None = 0,
     ) -> None:
-        check_choice("reward", reward, REWARD_SCHEMES)
-        check_choice("episode", episode, EPISODES)
-        if not isinstance(num_games, int) or num_games < 1:
-            raise ValueError(f"num_games must be a positive integer, got {num_games!r}")
         self.rules = rules or SpinnerRules()
-        n = self.rules.num_players
-        if learner_seat is not None and not 0 <= learner_seat < n:
-            raise ValueError(f"learner_seat must be a seat from 0 to {n - 1} or None")
-        self.num_games = num_games
+        super().__init__(
+            num_games,
+            self.rules.num_players,
+            reward=reward,
+            episode=episode,
+            learner_seat=learner_seat,
+        )
         self.params = Params(
-            num_players=n,
+            num_players=self.rules.num_players,
             hand_size=self.rules.hand_size,
             num_hands=self.rules.num_hands,
             draw_until_playable=self.rules.draw_until_playable,
@@ -628,64 +509,23 @@ class BatchedSpinner:
             random_learner=learner_seat is None,
             learner_seat=learner_seat or 0,
         )
-        self.games = np.zeros(num_games, GAME)
-        self.out = BatchStep.zeros(num_games)
-        self._next_seed = np.zeros(1, np.uint64)
-        self._all = np.ones(num_games, np.bool_)
 
-    def reset(self, seed: int = 0) -> BatchStep:
-        """Start game b from seed ``seed + b``; later episodes take the seeds after those."""
-        if not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**63:
-            raise ValueError(f"seed must be an integer from 0 to 2**63 - 1, got {seed!r}")
-        self._next_seed[0] = seed
+    def _reset_games(self) -> None:
         _reset(self.games, self.params, self._next_seed, self.out)
-        return self.out
 
-    @property
-    def current(self) -> np.ndarray:
-        """The seat to act in every game."""
-        return self.games["current"]
-
-    @property
-    def learner(self) -> np.ndarray:
-        """The seat ``final_obs`` shows, per game."""
-        return self.games["learner"]
-
-    def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> BatchStep:
-        """Play ``actions[b]`` in every game b (only where ``active``, if given).
-
-        Illegal actions raise ValueError before any game changes.
-        """
-        actions = np.asarray(actions, np.int64)
-        if actions.shape != (self.num_games,):
-            raise ValueError(f"actions must have shape ({self.num_games},), got {actions.shape}")
-        active = self._all if active is None else np.asarray(active, np.bool_)
-        if active.shape != (self.num_games,):
-            raise ValueError(f"active must have shape ({self.num_games},), got {active.shape}")
-        b = _first_illegal(self.out.mask, actions, active)
-        if b >= 0:
-            raise ValueError(
-                f"action {int(actions[b])} is illegal in game {b}; legal ids: "
-                f"{np.flatnonzero(self.out.mask[b]).tolist()}"
-            )
+    def _step_games(self, actions: np.ndarray, active: np.ndarray) -> None:
         _step(self.games, self.params, self._next_seed, actions, active, self.out)
-        return self.out
 
-    def observe(self, seats: np.ndarray) -> np.ndarray:
-        """Every game's observation from ``seats[b]``'s point of view (a new array)."""
-        seats = np.asarray(seats, np.int64)
-        n = self.params.num_players
-        if seats.shape != (self.num_games,) or not ((seats >= 0) & (seats < n)).all():
-            raise ValueError(f"seats must be {self.num_games} seats from 0 to {n - 1}")
-        obs = np.zeros((self.num_games, OBSERVATION_SIZE), np.float32)
+    def _observe_games(self, seats: np.ndarray, obs: np.ndarray) -> None:
         _observe_all(self.games, self.params, seats, obs)
-        return obs
 
 
 drop_stale_cache(_step)  # before anything compiled is loaded (see numba_cache)
 
 __all__ = [
+    "FIRST_HAND_DRAW",
     "GAME",
+    "LEARNER_DRAW",
     "BatchStep",
     "BatchedSpinner",
     "sample_legal",

@@ -23,9 +23,8 @@ from spinner_env.batched import (
     TILE_HIGH,
     TILE_LOW,
     TILE_POINTS,
-    _kth_legal,
-    _legal_count,
 )
+from spinner_env.batched_core import _kth_legal, _legal_count
 from spinner_env.numba_cache import drop_stale_cache
 from spinner_env.spinner import S
 from spinner_env.spinner_v0 import MAX_PLAYERS, NUM_ACTIONS, OBSERVATION_SIZE, OBSERVATION_SLICES

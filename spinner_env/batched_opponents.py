@@ -16,15 +16,13 @@ from numba import njit
 from spinner_env.batched import (
     ACTION_TILE,
     TILE_POINTS,
-    BatchStep,
     Params,
     _finish_hand,
-    _kth_legal,
-    _legal_count,
     _legal_mask,
     _observe,
     _play,
 )
+from spinner_env.batched_core import BatchStep, _kth_legal, _legal_count
 from spinner_env.batched_heuristic import heuristic_action
 from spinner_env.numba_cache import drop_stale_cache
 from spinner_env.spinner_v0 import NUM_ACTIONS

@@ -1,8 +1,9 @@
 """Keep numba's on-disk cache of the batched engine in step with its sources.
 
 numba keys a cached function by the source file that defines it, and nothing else. The
-compiled modules (``batched``, ``batched_heuristic``, ``batched_opponents``) inline each
-other's functions and freeze tables built in ``tiles``, ``spinner`` and ``spinner_v0``, so
+compiled modules (``batched_core``, the Spinner ``batched``, ``batched_heuristic``,
+``batched_opponents`` and the Mexican Train ``batched_mexican_train``) inline each other's
+functions and freeze tables built in ``tiles``, the rules engines and the envs, so
 an edit to one of those files would leave the others running stale compiled code from
 ``__pycache__``. Each compiled module therefore calls :func:`drop_stale_cache` when it is
 imported, before anything is compiled or loaded.
@@ -17,9 +18,13 @@ COMPILED_FROM = (
     "tiles.py",
     "spinner.py",
     "spinner_v0.py",
+    "mexican_train.py",
+    "mexican_train_v0.py",
+    "batched_core.py",
     "batched.py",
     "batched_heuristic.py",
     "batched_opponents.py",
+    "batched_mexican_train.py",
 )
 """The files whose code or tables end up in the compiled functions of the package."""
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -22,17 +23,19 @@ from test_train import assert_trains_the_same_weights_twice, tiny_config
 
 from agents.baselines import GreedyAgent
 from agents.heuristic import HeuristicAgent, HeuristicWeights
-from spinner_env import spinner_v0
-from spinner_env.batched import (
+from spinner_env import mexican_train_v0, spinner_v0
+from spinner_env.batched import GAME, BatchedSpinner
+from spinner_env.batched_core import (
     FIRST_HAND_DRAW,
-    GAME,
     LEARNER_DRAW,
-    BatchedSpinner,
+    BatchedEngine,
     BatchStep,
     sample_legal,
 )
-from spinner_env.match import shuffled
-from spinner_env.spinner import ALL_TILES, SpinnerRules, SpinnerState
+from spinner_env.batched_mexican_train import BatchedMexicanTrain
+from spinner_env.match import MatchState, shuffled
+from spinner_env.mexican_train import MexicanTrainRules
+from spinner_env.spinner import ALL_TILES, SpinnerRules
 from spinner_env.vector import (
     GreedyPolicy,
     LearnerBatch,
@@ -44,18 +47,34 @@ from spinner_env.wrappers import SingleAgentEnv
 from train.ppo import make_training_env
 
 
-class SeededEnv(spinner_v0.raw_env):
-    """``spinner_v0`` whose reset plays a given (seed, first hand) instead of drawing one."""
+class Seeded:
+    """A raw env whose reset plays a given (seed, first hand) instead of drawing one."""
 
     def start(self, seed: int, first_hand: int) -> None:
         self._game_args = (seed, first_hand)
         self.reset()
 
-    def _new_game(self, seed: int, hand_number: int) -> SpinnerState:
+    def _new_game(self, seed: int, hand_number: int) -> MatchState:
         return super()._new_game(*self._game_args)
 
 
-def first_hand(rules: SpinnerRules, episode: str, seed: int) -> int:
+class SeededEnv(Seeded, spinner_v0.raw_env):
+    """``spinner_v0`` dealt from a given seed."""
+
+
+class SeededMexicanTrainEnv(Seeded, mexican_train_v0.raw_env):
+    """``mexican_train_v0`` dealt from a given seed."""
+
+
+Rules = SpinnerRules | MexicanTrainRules
+ENGINE_AND_ENV = {
+    SpinnerRules: (BatchedSpinner, SeededEnv),
+    MexicanTrainRules: (BatchedMexicanTrain, SeededMexicanTrainEnv),
+}
+"""The batched engine of each game and its reference env."""
+
+
+def first_hand(rules: Rules, episode: str, seed: int) -> int:
     if episode == "match":
         return 0
     return shuffled(list(range(rules.num_hands)), seed, FIRST_HAND_DRAW)[0]
@@ -68,7 +87,7 @@ def learner_of(seed: int, n: int, learner_seat: int | None) -> int:
 
 
 def play_side_by_side(
-    rules: SpinnerRules,
+    rules: Rules,
     reward: str,
     episode: str,
     num_games: int,
@@ -76,26 +95,19 @@ def play_side_by_side(
     decisions: int,
     learner_seat: int | None = 0,
     min_episodes: int = 0,
-    choose: Callable[[BatchedSpinner, BatchStep, list], np.ndarray] | None = None,
+    choose: Callable[[BatchedEngine, BatchStep, list], np.ndarray] | None = None,
 ) -> int:
-    """Play both engines with the same random actions (or ``choose(engine, step, envs)``'s);
-    return the episodes finished."""
+    """Play the game's batched engine and its reference env with the same random actions
+    (or ``choose(engine, step, envs)``'s); return the episodes finished."""
     n = rules.num_players
-    engine = BatchedSpinner(
+    engine_class, env_class = ENGINE_AND_ENV[type(rules)]
+    engine = engine_class(
         num_games, rules, reward=reward, episode=episode, learner_seat=learner_seat
     )
     step = engine.reset(seed)
     envs = []
     for b in range(num_games):
-        env = SeededEnv(
-            num_players=n,
-            num_hands=rules.num_hands,
-            draw_until_playable=rules.draw_until_playable,
-            shortened=rules.shortened,
-            seeded_first_dealer=rules.seeded_first_dealer,
-            reward=reward,
-            episode=episode,
-        )
+        env = env_class(**asdict(rules), reward=reward, episode=episode)
         game_seed = seed + b
         assert engine.games["seed"][b] == game_seed
         env.start(game_seed, first_hand(rules, episode, game_seed))

@@ -1,0 +1,284 @@
+"""What the batched engines share, whatever the game: seeds, the shuffle, the step's
+outputs, legal-action sampling, the match outcome and the Python API around the
+compiled loops.
+
+:class:`BatchedEngine` is the API of :class:`~spinner_env.batched.BatchedSpinner` and
+:class:`~spinner_env.batched_mexican_train.BatchedMexicanTrain`: ``reset(seed)`` starts
+game b from seed ``seed + b``, ``step(actions, active)`` plays one decision in every
+(active) game and returns a :class:`BatchStep`, ``observe(seats)`` gives any seat's view.
+A game module supplies its record dtype, its compiled ``reset`` / ``step`` / ``observe``
+loops and its sizes.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, NamedTuple
+
+import numpy as np
+from numba import njit
+
+from spinner_env.aec import EPISODES, REWARD_SCHEMES, check_choice
+from spinner_env.numba_cache import drop_stale_cache
+
+# SplitMix64 constants of spinner_env.match.shuffled, as uint64 so numba wraps like it.
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_HAND_MIX = np.uint64(0xD1B54A32D192ED03)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+
+FIRST_HAND_DRAW = -2
+"""The hand number ``shuffled`` is given to draw a hand episode's hand from its seed."""
+LEARNER_DRAW = -3
+"""The hand number ``shuffled`` is given to draw the learner's seat from the seed."""
+
+
+class BatchStep(NamedTuple):
+    """What a step leaves for every game; the arrays are reused by the next step.
+
+    ``obs`` and ``mask`` are for the player to act (``current``), in the new episode
+    where ``done``; ``rewards[b, seat]`` is what the decision gave each seat (the AEC
+    env's ``rewards``); ``final_obs`` (the ``learner`` seat's view of the ended game) and
+    ``final_totals`` are only meaningful where ``done``.
+    """
+
+    obs: np.ndarray  # (B, observation size) float32
+    mask: np.ndarray  # (B, number of actions) int8
+    rewards: np.ndarray  # (B, 8) float64
+    done: np.ndarray  # (B,) bool
+    final_obs: np.ndarray  # (B, observation size) float32
+    final_totals: np.ndarray  # (B, 8) int32
+
+    @classmethod
+    def zeros(cls, num_games: int, obs_size: int, num_actions: int, max_players: int) -> BatchStep:
+        b = num_games
+        return cls(
+            obs=np.zeros((b, obs_size), np.float32),
+            mask=np.zeros((b, num_actions), np.int8),
+            rewards=np.zeros((b, max_players), np.float64),
+            done=np.zeros(b, np.bool_),
+            final_obs=np.zeros((b, obs_size), np.float32),
+            final_totals=np.zeros((b, max_players), np.int32),
+        )
+
+
+# ------------------------------------------------------------------ seeds and deals
+@njit(cache=True)
+def _shuffle_range(out: np.ndarray, m: int, seed: np.uint64, hand_number: int) -> None:
+    """``out[:m] = shuffled(range(m), seed, hand_number)``, bit for bit (SplitMix64)."""
+    for i in range(m):
+        out[i] = i
+    state = seed * _GOLDEN + np.uint64(hand_number) * _HAND_MIX + np.uint64(1)
+    for i in range(m - 1, 0, -1):
+        state = state + _GOLDEN
+        z = state
+        z = (z ^ (z >> np.uint64(30))) * _MIX1
+        z = (z ^ (z >> np.uint64(27))) * _MIX2
+        z = z ^ (z >> np.uint64(31))
+        j = np.int64(z % np.uint64(i + 1))
+        out[i], out[j] = out[j], out[i]
+
+
+@njit(cache=True)
+def _drawn_from_seed(m: int, seed: np.uint64, hand_number: int) -> int:
+    order = np.empty(m, np.int64)
+    _shuffle_range(order, m, seed, hand_number)
+    return order[0]
+
+
+# ------------------------------------------------------------------ rewards
+@njit(cache=True)
+def _add_outcome(totals: np.ndarray, rewards: np.ndarray) -> None:
+    """``aec.zero_sum_outcome``: the k lowest totals share the win, rewards sum to 0."""
+    n = totals.shape[0]
+    best = totals.min()
+    k = 0
+    for seat in range(n):
+        if totals[seat] == best:
+            k += 1
+    for seat in range(n):
+        if totals[seat] == best:
+            rewards[seat] += (n - k) / (k * (n - 1))
+        else:
+            rewards[seat] += -1 / (n - 1)
+
+
+@njit(cache=True)
+def _add_hand_score(points: np.ndarray, rewards: np.ndarray) -> None:
+    """``aec.hand_score_difference``: (mean of the others' points - own points) / 100."""
+    n = points.shape[0]
+    total = points.sum()
+    for seat in range(n):
+        rewards[seat] += ((total - points[seat]) / (n - 1) - points[seat]) / 100
+
+
+# ------------------------------------------------------------------ legal actions
+@njit(cache=True)
+def _first_illegal(mask: np.ndarray, actions: np.ndarray, active: np.ndarray) -> int:
+    """The first active game whose action its mask does not allow (-1 if none)."""
+    num_actions = mask.shape[1]
+    for b in range(actions.shape[0]):
+        if active[b] and not (0 <= actions[b] < num_actions and mask[b, actions[b]]):
+            return b
+    return -1
+
+
+_BLOCK = 16
+"""Actions counted at once while looking for the k-th legal one (a sum LLVM vectorises)."""
+
+
+@njit(cache=True)
+def _legal_count(mask: np.ndarray) -> int:
+    count = 0
+    for a in range(mask.shape[0]):
+        count += mask[a]
+    return count
+
+
+@njit(cache=True)
+def _kth_legal(mask: np.ndarray, k: int) -> int:
+    """The legal action with k legal actions before it (-1 if there are fewer)."""
+    start = 0
+    while start + _BLOCK <= mask.shape[0]:  # skip whole blocks that end before it
+        in_block = 0
+        for a in range(start, start + _BLOCK):
+            in_block += mask[a]
+        if k < in_block:
+            break
+        k -= in_block
+        start += _BLOCK
+    for a in range(start, mask.shape[0]):
+        k -= mask[a]
+        if k < 0:
+            return a
+    return -1
+
+
+@njit(cache=True)
+def sample_legal(mask: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
+    """One uniformly random legal action per row of ``mask``, chosen by ``uniforms`` in [0, 1)."""
+    actions = np.empty(mask.shape[0], np.int64)
+    for b in range(mask.shape[0]):
+        actions[b] = _kth_legal(mask[b], int(uniforms[b] * _legal_count(mask[b])))
+    return actions
+
+
+# ------------------------------------------------------------------ the Python API
+class BatchedEngine(ABC):
+    """B games of one game stepped together; a game's engine subclasses it.
+
+    A subclass sets :attr:`game_dtype`, :attr:`obs_size`, :attr:`num_actions`,
+    :attr:`max_players`, builds ``params`` (its rules as plain numbers, passed to every
+    compiled call) and runs its compiled loops in :meth:`_reset_games`,
+    :meth:`_step_games` and :meth:`_observe_games`.
+
+    Args:
+        num_games: B.
+        num_players: the players of every game.
+        reward, episode: as the game's ``raw_env`` (``"match"`` | ``"hand_score"``;
+            ``"match"`` | ``"hand"``). A hand episode plays hand
+            ``shuffled(range(num_hands), seed, FIRST_HAND_DRAW)[0]``.
+        learner_seat: the seat whose view ``final_obs`` shows; None draws it for every
+            episode from its seed (``shuffled(range(n), seed, LEARNER_DRAW)[0]``).
+
+    ``games`` is the batch's state, one ``game_dtype`` record per game.
+    """
+
+    game_dtype: np.dtype
+    obs_size: int
+    num_actions: int
+    max_players: int
+    params: Any
+
+    def __init__(
+        self,
+        num_games: int,
+        num_players: int,
+        *,
+        reward: str,
+        episode: str,
+        learner_seat: int | None,
+    ) -> None:
+        check_choice("reward", reward, REWARD_SCHEMES)
+        check_choice("episode", episode, EPISODES)
+        if not isinstance(num_games, int) or num_games < 1:
+            raise ValueError(f"num_games must be a positive integer, got {num_games!r}")
+        if learner_seat is not None and not 0 <= learner_seat < num_players:
+            raise ValueError(f"learner_seat must be a seat from 0 to {num_players - 1} or None")
+        self.num_games = num_games
+        self.num_players = num_players
+        self.games = np.zeros(num_games, self.game_dtype)
+        self.out = BatchStep.zeros(num_games, self.obs_size, self.num_actions, self.max_players)
+        self._next_seed = np.zeros(1, np.uint64)
+        self._all = np.ones(num_games, np.bool_)
+
+    @abstractmethod
+    def _reset_games(self) -> None:
+        """Start every game from the next seeds (``_next_seed``) and fill ``out``."""
+
+    @abstractmethod
+    def _step_games(self, actions: np.ndarray, active: np.ndarray) -> None:
+        """Play legal ``actions`` in the ``active`` games and fill ``out``."""
+
+    @abstractmethod
+    def _observe_games(self, seats: np.ndarray, obs: np.ndarray) -> None:
+        """``obs[b]``: game b's observation from ``seats[b]``'s point of view."""
+
+    def reset(self, seed: int = 0) -> BatchStep:
+        """Start game b from seed ``seed + b``; later episodes take the seeds after those."""
+        if not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**63:
+            raise ValueError(f"seed must be an integer from 0 to 2**63 - 1, got {seed!r}")
+        self._next_seed[0] = seed
+        self._reset_games()
+        return self.out
+
+    @property
+    def current(self) -> np.ndarray:
+        """The seat to act in every game."""
+        return self.games["current"]
+
+    @property
+    def learner(self) -> np.ndarray:
+        """The seat ``final_obs`` shows, per game."""
+        return self.games["learner"]
+
+    def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> BatchStep:
+        """Play ``actions[b]`` in every game b (only where ``active``, if given).
+
+        Illegal actions raise ValueError before any game changes.
+        """
+        actions = np.asarray(actions, np.int64)
+        if actions.shape != (self.num_games,):
+            raise ValueError(f"actions must have shape ({self.num_games},), got {actions.shape}")
+        active = self._all if active is None else np.asarray(active, np.bool_)
+        if active.shape != (self.num_games,):
+            raise ValueError(f"active must have shape ({self.num_games},), got {active.shape}")
+        b = _first_illegal(self.out.mask, actions, active)
+        if b >= 0:
+            raise ValueError(
+                f"action {int(actions[b])} is illegal in game {b}; legal ids: "
+                f"{np.flatnonzero(self.out.mask[b]).tolist()}"
+            )
+        self._step_games(actions, active)
+        return self.out
+
+    def observe(self, seats: np.ndarray) -> np.ndarray:
+        """Every game's observation from ``seats[b]``'s point of view (a new array)."""
+        seats = np.asarray(seats, np.int64)
+        n = self.num_players
+        if seats.shape != (self.num_games,) or not ((seats >= 0) & (seats < n)).all():
+            raise ValueError(f"seats must be {self.num_games} seats from 0 to {n - 1}")
+        obs = np.zeros((self.num_games, self.obs_size), np.float32)
+        self._observe_games(seats, obs)
+        return obs
+
+
+drop_stale_cache(sample_legal)  # before anything compiled is loaded (see numba_cache)
+
+__all__ = [
+    "FIRST_HAND_DRAW",
+    "LEARNER_DRAW",
+    "BatchStep",
+    "BatchedEngine",
+    "sample_legal",
+]
