@@ -1,0 +1,102 @@
+"""Decisions per second of masked random play: the batched Mexican Train engine against
+the ``mexican_train_v0`` AEC loop, same run, one core.
+
+Every row plays full matches (episodes) with uniformly random legal actions and reads an
+observation and an action mask at every decision:
+
+1. ``mexican_train_v0`` through the PettingZoo AEC loop (``bench_aec.random_play_rate``);
+2. the batched engine (``spinner_env.batched_mexican_train``) at B = 1, 64, 1024, 4096.
+
+The rows run in rounds (every row once per round, so that a slow spell of a shared
+machine falls on all rows alike); each rate is the median over rounds, each ratio to the
+AEC loop the median of the same-round ratios, and the largest batch's ratios are printed
+round by round.
+
+    python bench/bench_batched_mexican_train.py                 # 4 players, 3 rounds of 3 s
+    python bench/bench_batched_mexican_train.py --players 2 --seconds 10 --repeats 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from collections.abc import Callable
+
+import numpy as np
+from bench_aec import random_play_rate
+
+from spinner_env import mexican_train_v0
+from spinner_env.batched_core import BatchedEngine, sample_legal
+from spinner_env.batched_mexican_train import BatchedMexicanTrain
+from spinner_env.mexican_train import MexicanTrainRules
+
+BATCH_SIZES = (1, 64, 1024, 4096)
+
+
+def batched_random_play_rate(engine: BatchedEngine, seconds: float, seed: int = 0) -> dict:
+    """Step every game of ``engine`` with random legal actions for about ``seconds`` (one
+    step is made beforehand, off the count, so that compiling is not timed)."""
+    b = engine.num_games
+    rng = np.random.default_rng(seed)
+    step = engine.reset(seed)
+    step = engine.step(sample_legal(step.mask, rng.random(b)))
+    decisions = episodes = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while time.perf_counter() < deadline:
+        step = engine.step(sample_legal(step.mask, rng.random(b)))
+        decisions += b
+        episodes += int(step.done.sum())
+    elapsed = time.perf_counter() - start
+    return {"decisions_per_s": decisions / elapsed, "decisions": decisions, "episodes": episodes}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--seconds", type=float, default=3.0, help="per run")
+    parser.add_argument(
+        "--repeats", type=int, default=3, help="rounds (every row runs once per round)"
+    )
+    args = parser.parse_args()
+    n, seconds = args.players, args.seconds
+    rules = MexicanTrainRules(num_players=n)
+    aec = f"mexican_train_v0 AEC ({n}p)"
+    runs: dict[str, Callable[[], dict]] = {
+        aec: lambda: random_play_rate(lambda: mexican_train_v0.env(num_players=n), seconds)
+    }
+    for b in BATCH_SIZES:
+        runs[f"batched B={b} ({n}p)"] = lambda b=b: batched_random_play_rate(
+            BatchedMexicanTrain(b, rules), seconds
+        )
+
+    walls: dict[str, list[float]] = {name: [] for name in runs}
+    per_cpu: dict[str, list[float]] = {name: [] for name in runs}
+    for _ in range(args.repeats):
+        for name, run in runs.items():
+            cpu = time.process_time()
+            stats = run()
+            cpu = time.process_time() - cpu
+            walls[name].append(stats["decisions_per_s"])
+            per_cpu[name].append(stats["decisions"] / cpu)
+
+    print(f"cpu: {os.cpu_count()} logical, load average {os.getloadavg()[0]:.1f}")
+    print(f"{'env':<30} {'decisions/s':>13} {'x AEC':>9} {'per CPU s':>13}")
+    for name in runs:
+        ratio = float(np.median(np.divide(walls[name], walls[aec])))
+        print(
+            f"{name:<30} {np.median(walls[name]):>13,.0f} {ratio:>9.1f} "
+            f"{np.median(per_cpu[name]):>13,.0f}"
+        )
+    largest = f"batched B={BATCH_SIZES[-1]} ({n}p)"
+    ratios = np.divide(walls[largest], walls[aec])
+    print(
+        f"{largest} / {aec}, per round: "
+        + ", ".join(f"{r:.1f}" for r in ratios)
+        + f" (median {np.median(ratios):.1f})"
+    )
+
+
+if __name__ == "__main__":
+    main()
