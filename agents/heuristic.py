@@ -78,6 +78,11 @@ class HeuristicAgent(Agent):
         self.weights = weights or HeuristicWeights()
         self._mexican_train = MexicanTrainHeuristicAgent(seed, mexican_train_weights)
 
+    @property
+    def mexican_train_weights(self) -> MexicanTrainWeights:
+        """The weights it plays Mexican Train with."""
+        return self._mexican_train.weights
+
     def choose(
         self, observation: np.ndarray | None, legal: np.ndarray, view: EngineView | None
     ) -> int:

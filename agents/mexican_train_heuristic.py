@@ -44,6 +44,14 @@ class MexicanTrainWeights:
     """Per tile kept that fits the own train's new open end (at most 3 counted)."""
     end_void_next: float = 3.0
 
+    def as_array(self) -> np.ndarray:
+        """The weights as the batched engine's compiled heuristic reads them (float64, in
+        the order of ``spinner_env.batched_mexican_train_opponents.WEIGHT_NAMES``)."""
+        # Imported here: the compiled engine needs numba (the train extra), the agent does not.
+        from spinner_env.batched_mexican_train_opponents import WEIGHT_NAMES
+
+        return np.array([getattr(self, name) for name in WEIGHT_NAMES], np.float64)
+
 
 class MexicanTrainHeuristicAgent(Agent):
     """The strongest hand-written Mexican Train player of the suite (module docstring)."""

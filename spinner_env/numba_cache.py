@@ -1,12 +1,13 @@
 """Keep numba's on-disk cache of the batched engine in step with its sources.
 
 numba keys a cached function by the source file that defines it, and nothing else. The
-compiled modules (``batched_core``, the Spinner ``batched``, ``batched_heuristic``,
-``batched_opponents`` and the Mexican Train ``batched_mexican_train``) inline each other's
-functions and freeze tables built in ``tiles``, the rules engines and the envs, so
-an edit to one of those files would leave the others running stale compiled code from
-``__pycache__``. Each compiled module therefore calls :func:`drop_stale_cache` when it is
-imported, before anything is compiled or loaded.
+compiled modules (``batched_core``; Spinner's ``batched``, ``batched_heuristic`` and
+``batched_opponents``; Mexican Train's ``batched_mexican_train`` and
+``batched_mexican_train_opponents``) inline each other's functions and freeze tables
+built in ``tiles``, the rules engines and the envs, so an edit to one of those files
+would leave the others running stale compiled code from ``__pycache__``. Each compiled
+module therefore calls :func:`drop_stale_cache` when it is imported, before anything is
+compiled or loaded.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ COMPILED_FROM = (
     "batched_heuristic.py",
     "batched_opponents.py",
     "batched_mexican_train.py",
+    "batched_mexican_train_opponents.py",
 )
 """The files whose code or tables end up in the compiled functions of the package."""
 

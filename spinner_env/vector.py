@@ -1,4 +1,4 @@
-"""The batched Spinner engine as a Gymnasium vector env and a Stable-Baselines3 ``VecEnv``.
+"""The batched engines as Gymnasium vector envs and Stable-Baselines3 ``VecEnv``s.
 
 Each of the B games seats one learner; every other seat is played by a batched opponent
 policy, so a step is one learner decision in every game, exactly as
@@ -12,18 +12,27 @@ seed (``final_obs`` / ``terminal_observation`` in the infos).
     venv = SpinnerVecEnv(256, SpinnerRules(num_players=2), opponents="random")
     model = MaskablePPO("MlpPolicy", venv)           # reads venv.action_masks()
 
+The same adapters play Mexican Train on :mod:`spinner_env.batched_mexican_train`
+(``MexicanTrainVecEnv``, ``MexicanTrainVectorEnv``; :class:`LearnerBatch` picks the game
+by its rules' type), with its own compiled opponents
+(:mod:`spinner_env.batched_mexican_train_opponents`).
+
 Opponents are batched policies (``act_batch(obs, mask) -> actions``): :class:`RandomPolicy`,
 :class:`GreedyPolicy`, :class:`HeuristicPolicy`, ``agents.PolicyAgent`` (a trained policy
 or a self-play snapshot: its numpy forward pass over the batch), :class:`TorchPolicy` (any
 other MaskablePPO policy), or the agents of ``agents/`` they play for (random, greedy,
 heuristic with any weights), converted by :func:`as_batched`. Random, greedy and heuristic
-seats are played inside the compiled loop (:mod:`spinner_env.batched_opponents`).
+seats are played inside the compiled loop (:mod:`spinner_env.batched_opponents`). In
+Mexican Train, :class:`MexicanTrainHeuristicPolicy` plays
+``agents.mexican_train_heuristic.MexicanTrainHeuristicAgent`` (also the Mexican Train
+play of ``HeuristicAgent``).
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import gymnasium
@@ -33,8 +42,12 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
-from spinner_env.batched import BatchedSpinner, sample_legal
+from spinner_env import batched_mexican_train_opponents as mexican_train_opponents
+from spinner_env.aec import check_choice
+from spinner_env.batched import BatchedSpinner
+from spinner_env.batched_core import BatchedEngine, sample_legal
 from spinner_env.batched_heuristic import NUM_WEIGHTS, heuristic_actions_from_obs
+from spinner_env.batched_mexican_train import BatchedMexicanTrain
 from spinner_env.batched_opponents import (
     ACTION_POINTS,
     OPPONENT_EXTERNAL,
@@ -44,12 +57,12 @@ from spinner_env.batched_opponents import (
     advance_to_learner,
     seed_compiled_rng,
 )
+from spinner_env.mexican_train import MexicanTrainRules
 from spinner_env.spinner import SpinnerRules
-from spinner_env.spinner_v0 import NUM_ACTIONS, OBSERVATION_SIZE
 
 
 class BatchedPolicy(Protocol):
-    """Chooses one legal action per row: ``act_batch(obs (m, 334), mask (m, 343))``."""
+    """Chooses one legal action per row: ``act_batch(obs (m, obs size), mask (m, actions))``."""
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray: ...
 
@@ -67,12 +80,20 @@ class RandomPolicy:
 
 
 class GreedyPolicy:
-    """The heaviest legal tile, the lowest action id among equals (``agents.GreedyAgent``)."""
+    """The heaviest legal tile, the lowest action id among equals (``agents.GreedyAgent``).
+
+    ``points[a]`` is the points of action a's tile (-1 for draw and pass); the default is
+    Spinner's, :func:`~spinner_env.batched_mexican_train_opponents.action_points` gives
+    Mexican Train's.
+    """
 
     name = "greedy"
 
+    def __init__(self, points: np.ndarray = ACTION_POINTS) -> None:
+        self.points = points
+
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        return np.argmax(np.where(mask != 0, ACTION_POINTS, -2), axis=1)
+        return np.argmax(np.where(mask != 0, self.points, -2), axis=1)
 
 
 class HeuristicPolicy:
@@ -91,6 +112,27 @@ class HeuristicPolicy:
         return heuristic_actions_from_obs(obs, mask, self.weights)
 
 
+class MexicanTrainHeuristicPolicy:
+    """``agents.mexican_train_heuristic.MexicanTrainHeuristicAgent``'s play, compiled, with
+    its weights as ``MexicanTrainWeights.as_array()`` gives them; ``double_blank_50`` is
+    the rules' variant (M1.3), which the observation does not show."""
+
+    name = "heuristic"
+
+    def __init__(self, weights: np.ndarray, double_blank_50: bool = False) -> None:
+        weights = np.asarray(weights, np.float64)
+        expected = (mexican_train_opponents.NUM_WEIGHTS,)
+        if weights.shape != expected:
+            raise ValueError(f"weights must have shape {expected}, got {weights.shape}")
+        self.weights = weights
+        self.double_blank_50 = double_blank_50
+
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        return mexican_train_opponents.heuristic_actions_from_obs(
+            obs, mask, self.weights, self.double_blank_50
+        )
+
+
 class TorchPolicy:
     """A MaskablePPO policy: its most likely legal action, or a sample of it."""
 
@@ -107,37 +149,97 @@ class TorchPolicy:
         return np.asarray(actions, np.int64)
 
 
-def as_batched(opponent: Any) -> BatchedPolicy:
-    """A batched policy that plays as ``opponent`` does.
+Rules = SpinnerRules | MexicanTrainRules
+
+
+def _spinner_heuristic(opponent: Any, rules: Any) -> BatchedPolicy | None:
+    # The default weights are defined once, by the agent; the engine modules stay free
+    # of agents (this adapter imports it only to read the weights).
+    from agents.heuristic import HeuristicWeights
+
+    weights = HeuristicWeights() if opponent is None else getattr(opponent, "weights", None)
+    if isinstance(weights, HeuristicWeights):
+        return HeuristicPolicy(weights.as_array())
+    return None
+
+
+def _mexican_train_heuristic(opponent: Any, rules: MexicanTrainRules) -> BatchedPolicy | None:
+    from agents.mexican_train_heuristic import MexicanTrainWeights
+
+    if opponent is None:
+        weights = MexicanTrainWeights()
+    else:  # HeuristicAgent plays Mexican Train with its mexican_train_weights
+        weights = getattr(opponent, "mexican_train_weights", getattr(opponent, "weights", None))
+    if isinstance(weights, MexicanTrainWeights):
+        return MexicanTrainHeuristicPolicy(weights.as_array(), rules.double_blank_50)
+    return None
+
+
+@dataclass(frozen=True)
+class BatchedGame:
+    """What the adapters need of a game's batched engine and its compiled opponents."""
+
+    engine_class: type[BatchedEngine]
+    advance_to_learner: Callable[..., None]
+    action_points: Callable[[Any], np.ndarray]
+    """Greedy's table for the rules (what ``OPPONENT_GREEDY`` plays in compiled code)."""
+    heuristic: Callable[[Any, Any], BatchedPolicy | None]
+    """``heuristic(opponent, rules)``: the compiled heuristic playing as a heuristic agent
+    does (None: the default weights), or None if it is not one."""
+    heuristic_class: type
+    num_weights: int
+
+
+SPINNER = BatchedGame(
+    BatchedSpinner,
+    advance_to_learner,
+    lambda rules: ACTION_POINTS,
+    _spinner_heuristic,
+    HeuristicPolicy,
+    NUM_WEIGHTS,
+)
+MEXICAN_TRAIN = BatchedGame(
+    BatchedMexicanTrain,
+    mexican_train_opponents.advance_to_learner,
+    lambda rules: mexican_train_opponents.action_points(rules.double_blank_50),
+    _mexican_train_heuristic,
+    MexicanTrainHeuristicPolicy,
+    mexican_train_opponents.NUM_WEIGHTS,
+)
+
+
+def batched_game(rules: Rules | None) -> BatchedGame:
+    """The batched game the rules are of (None: Spinner)."""
+    return MEXICAN_TRAIN if isinstance(rules, MexicanTrainRules) else SPINNER
+
+
+def as_batched(opponent: Any, rules: Rules | None = None) -> BatchedPolicy:
+    """A batched policy that plays as ``opponent`` does in the game of ``rules`` (None:
+    Spinner's defaults).
 
     Accepts a batched policy (``PolicyAgent`` is one), ``"random"`` / ``"greedy"`` /
     ``"heuristic"`` (default weights), anything with a MaskablePPO ``policy`` (a model),
     or an agent of ``agents/``: ``RandomAgent``, ``GreedyAgent``, ``HeuristicAgent`` (its
-    weights), told apart by their ``name`` and ``weights``.
+    weights) and, in Mexican Train, ``MexicanTrainHeuristicAgent``, told apart by their
+    ``name`` and weights.
     """
+    game = batched_game(rules)
     if callable(getattr(opponent, "act_batch", None)):
         return opponent
-    if opponent == "random":
-        return RandomPolicy()
-    if opponent == "greedy":
-        return GreedyPolicy()
-    if opponent == "heuristic":
-        # The default weights are defined once, by the agent; the engine modules stay
-        # free of agents (this adapter imports it only for this shorthand).
-        from agents.heuristic import HeuristicWeights
-
-        return HeuristicPolicy(HeuristicWeights().as_array())
-    if hasattr(opponent, "policy"):
+    if isinstance(opponent, str):  # a baseline by name, with its default settings
+        name, opponent = opponent, None
+    elif hasattr(opponent, "policy"):
         deterministic = getattr(opponent, "deterministic", True)
         return TorchPolicy(opponent.policy, deterministic, getattr(opponent, "name", "policy"))
-    name = getattr(opponent, "name", None)
+    else:
+        name = getattr(opponent, "name", None)
     if name == "random":
-        return RandomPolicy(int(opponent.rng.integers(2**63)))
+        return RandomPolicy(None if opponent is None else int(opponent.rng.integers(2**63)))
     if name == "greedy":
-        return GreedyPolicy()
-    weights = getattr(opponent, "weights", None)
-    if name == "heuristic" and callable(getattr(weights, "as_array", None)):
-        return HeuristicPolicy(weights.as_array())
+        return GreedyPolicy(game.action_points(rules))
+    heuristic = game.heuristic(opponent, rules) if name == "heuristic" else None
+    if heuristic is not None:
+        return heuristic
     raise ValueError(
         f"{opponent!r} cannot play in the batched env: no batched policy plays as it "
         "(use the AEC-based spinner_env.wrappers.SingleAgentEnv)"
@@ -153,12 +255,13 @@ class LearnerBatch:
 
     Args:
         num_envs: B.
-        rules: the Spinner rules and variants.
+        rules: the rules and variants: ``SpinnerRules`` (the default) or
+            ``MexicanTrainRules``, which picks the game.
         opponents: one opponent for every seat (anything :func:`as_batched` takes), or an
             :data:`OpponentSampler` called for every new episode of every game. Several
             heuristics with different weights may share a pool: each weight set is a
             row of ``heuristic_weights``, played by its own compiled kind.
-        reward, episode: as ``spinner_v0.raw_env``.
+        reward, episode: as the game's ``raw_env``.
         learner_seat: a fixed seat, or None to draw it for every episode from its seed.
         skip_forced: play the learner's turns that have one legal action for it.
     """
@@ -166,7 +269,7 @@ class LearnerBatch:
     def __init__(
         self,
         num_envs: int,
-        rules: SpinnerRules | None = None,
+        rules: Rules | None = None,
         opponents: Any = "random",
         *,
         reward: str = "match",
@@ -174,15 +277,17 @@ class LearnerBatch:
         learner_seat: int | None = None,
         skip_forced: bool = False,
     ) -> None:
-        self.engine = BatchedSpinner(
+        self.game = batched_game(rules)
+        self.engine = self.game.engine_class(
             num_envs, rules, reward=reward, episode=episode, learner_seat=learner_seat
         )
+        self.rules = self.engine.rules
         self.num_envs = num_envs
         self.num_players = self.engine.rules.num_players
         self.skip_forced = skip_forced
         self._policies: list[BatchedPolicy] = []
         self._kinds = np.zeros(0, np.int64)  # OPPONENT_* of each policy
-        self.heuristic_weights = np.zeros((0, NUM_WEIGHTS), np.float64)
+        self.heuristic_weights = np.zeros((0, self.game.num_weights), np.float64)
         # id(opponent) -> (policy index, opponent): holding the opponent keeps its id unique.
         self._policy_index: dict[int, tuple[int, Any]] = {}
         self._sampler: OpponentSampler | None = None
@@ -190,14 +295,14 @@ class LearnerBatch:
         if callable(opponents) and not callable(getattr(opponents, "act_batch", None)):
             self._sampler = opponents
         else:
-            self._add_policy(as_batched(opponents))  # policy 0, at every seat
+            self._add_policy(as_batched(opponents, self.rules))  # policy 0, at every seat
         self._seat_policy = np.zeros((num_envs, self.num_players), np.int64)
         self._seat_kind = np.full_like(self._seat_policy, OPPONENT_EXTERNAL)
         if self._sampler is None:
             self._seat_kind[:] = self._kinds[0]
         self.rewards = np.zeros(num_envs, np.float64)
         self.dones = np.zeros(num_envs, np.bool_)
-        self.final_obs = np.zeros((num_envs, OBSERVATION_SIZE), np.float32)
+        self.final_obs = np.zeros((num_envs, self.engine.obs_size), np.float32)
 
     @property
     def obs(self) -> np.ndarray:
@@ -256,7 +361,7 @@ class LearnerBatch:
         engine = self.engine
         games = np.arange(self.num_envs)
         while True:
-            advance_to_learner(
+            self.game.advance_to_learner(
                 engine.games,
                 engine.params,
                 engine._next_seed,
@@ -302,7 +407,7 @@ class LearnerBatch:
         key = id(opponent)
         if key not in self._policy_index:
             self._policy_index[key] = (len(self._policies), opponent)
-            self._add_policy(as_batched(opponent))
+            self._add_policy(as_batched(opponent, self.rules))
         return self._policy_index[key][0]
 
     def _add_policy(self, policy: BatchedPolicy) -> None:
@@ -311,15 +416,23 @@ class LearnerBatch:
         kind = OPPONENT_EXTERNAL
         if isinstance(policy, RandomPolicy):
             kind = OPPONENT_RANDOM
-        elif isinstance(policy, GreedyPolicy):
+        elif isinstance(policy, GreedyPolicy) and np.array_equal(
+            policy.points, self.game.action_points(self.rules)
+        ):
             kind = OPPONENT_GREEDY
-        elif isinstance(policy, HeuristicPolicy):
+        elif type(policy) is self.game.heuristic_class and self._plays_these_rules(policy):
             same = np.flatnonzero((self.heuristic_weights == policy.weights).all(axis=1))
             if same.size == 0:
                 self.heuristic_weights = np.vstack([self.heuristic_weights, policy.weights])
             row = int(same[0]) if same.size else len(self.heuristic_weights) - 1
             kind = OPPONENT_HEURISTIC + row
         self._kinds = np.append(self._kinds, kind)
+
+    def _plays_these_rules(self, policy: Any) -> bool:
+        """Whether the compiled heuristic, under the batch's rules, plays as the policy."""
+        return getattr(policy, "double_blank_50", False) == getattr(
+            self.rules, "double_blank_50", False
+        )
 
     def _seed_policy(self, policy: BatchedPolicy) -> None:
         """Policies with randomness of their own (a sampling ``PolicyAgent``) draw it from
@@ -329,23 +442,33 @@ class LearnerBatch:
             policy.seed(int(self.rng.integers(2**63)))
 
 
-def _spaces() -> tuple[spaces.Box, spaces.Discrete]:
-    return spaces.Box(-np.inf, np.inf, (OBSERVATION_SIZE,), np.float32), spaces.Discrete(
-        NUM_ACTIONS
+def _spaces(engine: BatchedEngine) -> tuple[spaces.Box, spaces.Discrete]:
+    return spaces.Box(-np.inf, np.inf, (engine.obs_size,), np.float32), spaces.Discrete(
+        engine.num_actions
     )
 
 
-class SpinnerVecEnv(VecEnv):
+def _learner_batch(num_envs: int, rules_class: type, rules: Any, kwargs: Any) -> LearnerBatch:
+    """The :class:`LearnerBatch` of an adapter that plays the game of ``rules_class``."""
+    rules = rules_class() if rules is None else rules
+    if not isinstance(rules, rules_class):
+        raise ValueError(f"rules must be {rules_class.__name__}, got {type(rules).__name__}")
+    return LearnerBatch(num_envs, rules, **kwargs)
+
+
+class BatchedVecEnv(VecEnv):
     """Stable-Baselines3 ``VecEnv`` over :class:`LearnerBatch` (same arguments, plus
     ``seed``); ``action_masks()`` for MaskablePPO. Done games carry
     ``terminal_observation`` and an ``episode`` record (return, length) in their info,
-    as SB3's Monitor writes it."""
+    as SB3's Monitor writes it. :class:`SpinnerVecEnv` and :class:`MexicanTrainVecEnv`
+    fix the game (``rules_class``; None rules are its defaults)."""
 
     render_mode = None
+    rules_class: type
 
-    def __init__(self, num_envs: int, rules: SpinnerRules | None = None, **kwargs: Any) -> None:
-        self.batch = LearnerBatch(num_envs, rules, **kwargs)
-        observation_space, action_space = _spaces()
+    def __init__(self, num_envs: int, rules: Rules | None = None, **kwargs: Any) -> None:
+        self.batch = _learner_batch(num_envs, self.rules_class, rules, kwargs)
+        observation_space, action_space = _spaces(self.batch.engine)
         super().__init__(num_envs, observation_space, action_space)
         self._seed: int | None = None
         self._actions = np.zeros(num_envs, np.int64)
@@ -391,7 +514,7 @@ class SpinnerVecEnv(VecEnv):
         )
 
     def action_masks(self) -> np.ndarray:
-        """(B, 343) booleans: the learner's legal actions."""
+        """(B, number of actions) booleans: the learner's legal actions."""
         return self.batch.mask != 0
 
     def close(self) -> None:
@@ -419,8 +542,21 @@ class SpinnerVecEnv(VecEnv):
         return [False] * len(self._get_indices(indices))
 
 
-class SpinnerVectorEnv(gymnasium.vector.VectorEnv):
-    """Gymnasium vector env over :class:`LearnerBatch` (same arguments).
+class SpinnerVecEnv(BatchedVecEnv):
+    """:class:`BatchedVecEnv` of Spinner (``SpinnerRules``)."""
+
+    rules_class = SpinnerRules
+
+
+class MexicanTrainVecEnv(BatchedVecEnv):
+    """:class:`BatchedVecEnv` of Mexican Train (``MexicanTrainRules``)."""
+
+    rules_class = MexicanTrainRules
+
+
+class BatchedVectorEnv(gymnasium.vector.VectorEnv):
+    """Gymnasium vector env over :class:`LearnerBatch` (same arguments); subclassed by
+    :class:`SpinnerVectorEnv` and :class:`MexicanTrainVectorEnv`, which fix the game.
 
     Autoreset is same-step: a done game's returned observation is its new episode's, and
     ``infos["final_obs"]`` (with ``infos["_final_obs"]``) holds the ended one's.
@@ -428,11 +564,12 @@ class SpinnerVectorEnv(gymnasium.vector.VectorEnv):
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
+    rules_class: type
 
-    def __init__(self, num_envs: int, rules: SpinnerRules | None = None, **kwargs: Any) -> None:
-        self.batch = LearnerBatch(num_envs, rules, **kwargs)
+    def __init__(self, num_envs: int, rules: Rules | None = None, **kwargs: Any) -> None:
+        self.batch = _learner_batch(num_envs, self.rules_class, rules, kwargs)
         self.num_envs = num_envs
-        self.single_observation_space, self.single_action_space = _spaces()
+        self.single_observation_space, self.single_action_space = _spaces(self.batch.engine)
         self.observation_space = gymnasium.vector.utils.batch_space(
             self.single_observation_space, num_envs
         )
@@ -460,23 +597,45 @@ class SpinnerVectorEnv(gymnasium.vector.VectorEnv):
         return self.batch.mask != 0
 
 
+class SpinnerVectorEnv(BatchedVectorEnv):
+    """:class:`BatchedVectorEnv` of Spinner (``SpinnerRules``)."""
+
+    rules_class = SpinnerRules
+
+
+class MexicanTrainVectorEnv(BatchedVectorEnv):
+    """:class:`BatchedVectorEnv` of Mexican Train (``MexicanTrainRules``)."""
+
+    rules_class = MexicanTrainRules
+
+
+VEC_ENVS: dict[str, type[BatchedVecEnv]] = {
+    "spinner": SpinnerVecEnv,
+    "mexican_train": MexicanTrainVecEnv,
+}
+"""The SB3 adapter of each game, by its name in ``train.games``."""
+
+
 def make_vec_env(
     num_envs: int,
     num_players: int,
     opponents: Any = "random",
     *,
+    game: str = "spinner",
     learner_seat: int | None = None,
     skip_forced: bool = False,
     reward: str = "match",
     episode: str = "match",
     **rules: Any,
-) -> SpinnerVecEnv:
-    """A :class:`SpinnerVecEnv` from the arguments ``spinner_v0.raw_env`` takes (the
-    variant flags go to :class:`SpinnerRules`): what ``train.ppo`` builds for
+) -> BatchedVecEnv:
+    """The ``game``'s VecEnv (:data:`VEC_ENVS`) from the arguments its ``raw_env`` takes
+    (the variant flags go to its rules class): what ``train.ppo`` builds for
     ``backend: batched``."""
-    return SpinnerVecEnv(
+    check_choice("game", game, list(VEC_ENVS))
+    vec_env = VEC_ENVS[game]
+    return vec_env(
         num_envs,
-        SpinnerRules(num_players=num_players, **rules),
+        vec_env.rules_class(num_players=num_players, **rules),
         opponents=opponents,
         reward=reward,
         episode=episode,
@@ -486,14 +645,22 @@ def make_vec_env(
 
 
 __all__ = [
+    "VEC_ENVS",
+    "BatchedGame",
     "BatchedPolicy",
+    "BatchedVecEnv",
+    "BatchedVectorEnv",
     "GreedyPolicy",
     "HeuristicPolicy",
     "LearnerBatch",
+    "MexicanTrainHeuristicPolicy",
+    "MexicanTrainVecEnv",
+    "MexicanTrainVectorEnv",
     "RandomPolicy",
     "SpinnerVecEnv",
     "SpinnerVectorEnv",
     "TorchPolicy",
     "as_batched",
+    "batched_game",
     "make_vec_env",
 ]

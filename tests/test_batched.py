@@ -305,9 +305,16 @@ HEURISTICS = [HeuristicAgent(), HeuristicAgent(weights=HeuristicWeights(points=0
 def test_learner_batch_matches_single_agent_env(
     num_players: int, reward: str, episode: str, opponent: object, agents: list
 ):
+    rules = SpinnerRules(num_players=num_players, num_hands=2)
+    check_learner_batch_against_single_agent_env(rules, reward, episode, opponent, agents)
+
+
+def check_learner_batch_against_single_agent_env(
+    rules: Rules, reward: str, episode: str, opponent: object, agents: list
+) -> None:
     """Same deals, same opponents (the batch's ``opponent``, else the ``agents`` seated in
     turn), same learner moves: same obs, masks, rewards, ends."""
-    rules = SpinnerRules(num_players=num_players, num_hands=2)
+    num_players = rules.num_players
     num_envs, seed, learner = 3, 40, 1
     seated = [agents[k % len(agents)] for k in range(num_players - 1)]
     batch = LearnerBatch(
@@ -320,8 +327,9 @@ def test_learner_batch_matches_single_agent_env(
     )
     batch.reset(seed)
     singles = []
+    _, env_class = ENGINE_AND_ENV[type(rules)]
     for b in range(num_envs):
-        aec = SeededEnv(num_players=num_players, num_hands=2, reward=reward, episode=episode)
+        aec = env_class(**asdict(rules), reward=reward, episode=episode)
         env = SingleAgentEnv(aec, seated, learner_seat=learner)
         aec._game_args = (seed + b, first_hand(rules, episode, seed + b))
         env.reset(seed=0)

@@ -4,7 +4,9 @@ Each batched game is shadowed by a ``mexican_train_v0.raw_env`` dealt from the s
 (``play_side_by_side`` of ``tests/test_batched.py``); at every decision both must show
 the same player to act, observation and action mask, and after it the same rewards; at
 the end of an episode the same final totals and final observation (M1-M7 as implemented
-by ``spinner_env.mexican_train``).
+by ``spinner_env.mexican_train``). The compiled opponents choose as the agents they play
+for, decision by decision, and the adapters of ``spinner_env.vector`` play as the
+AEC-based ``SingleAgentEnv`` does.
 """
 
 from __future__ import annotations
@@ -13,12 +15,31 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_batched import SeededMexicanTrainEnv, play_side_by_side
+from sb3_contrib import MaskablePPO
+from test_batched import (
+    SeededMexicanTrainEnv,
+    check_learner_batch_against_single_agent_env,
+    play_side_by_side,
+)
 
+from agents.baselines import GreedyAgent
+from agents.heuristic import HeuristicAgent
+from agents.mexican_train_heuristic import MexicanTrainHeuristicAgent, MexicanTrainWeights
 from spinner_env import mexican_train_v0
 from spinner_env.batched_core import BatchedEngine, BatchStep, sample_legal
 from spinner_env.batched_mexican_train import GAME, BatchedMexicanTrain
+from spinner_env.batched_mexican_train_opponents import (
+    WEIGHT_NAMES,
+    heuristic_actions,
+    heuristic_actions_from_obs,
+)
 from spinner_env.mexican_train import MexicanTrainRules, MexicanTrainState
+from spinner_env.vector import (
+    MexicanTrainHeuristicPolicy,
+    MexicanTrainVectorEnv,
+    as_batched,
+    make_vec_env,
+)
 
 
 @pytest.mark.parametrize("num_players", range(2, 9))
@@ -163,3 +184,144 @@ def test_bad_arguments_raise_value_errors() -> None:
         BatchedMexicanTrain(2, reward="points")
     with pytest.raises(ValueError, match="seed"):
         BatchedMexicanTrain(2).reset(-1)
+
+
+# ---------------------------------------------------------------- compiled opponents
+WEIGHT_SETS = {
+    "default": MexicanTrainWeights(),
+    # Whole numbers everywhere: many equal scores, so the first-maximum rule is exercised.
+    "ties": MexicanTrainWeights(1.0, 1.0, 2, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0),
+    "odd": MexicanTrainWeights(0.3, 2.7, 7, -1.25, 3.1, 0.45, 5.5, 0.1, 9.0),
+}
+
+
+def test_weight_names_are_the_mexican_train_weights_fields() -> None:
+    weights = WEIGHT_SETS["odd"]
+    assert sorted(WEIGHT_NAMES) == sorted(weights.__dataclass_fields__)
+    assert weights.as_array().tolist() == [getattr(weights, n) for n in WEIGHT_NAMES]
+
+
+@pytest.mark.parametrize("weights", WEIGHT_SETS.values(), ids=WEIGHT_SETS.keys())
+@pytest.mark.parametrize("num_players", [2, 4, 8])
+def test_compiled_heuristic_chooses_as_the_agent(
+    num_players: int, weights: MexicanTrainWeights
+) -> None:
+    """Every decision of round episodes (all rounds, M2.2), played on by the heuristic
+    itself with a random move one time in three, for positions of every kind (M3.3
+    markers, M5 doubles, M7 voids; ``0-0`` at 50 points with 4 players, M1.3)."""
+    rules = MexicanTrainRules(num_players=num_players, double_blank_50=num_players == 4)
+    agent = MexicanTrainHeuristicAgent(weights=weights)
+    w = weights.as_array()
+    rng = np.random.default_rng(num_players)
+    choices = 0
+
+    def choose(engine: BatchedEngine, step: BatchStep, envs: list) -> np.ndarray:
+        nonlocal choices
+        compiled = heuristic_actions(engine.games, engine.params, step.mask, w)
+        from_obs = heuristic_actions_from_obs(step.obs, step.mask, w, rules.double_blank_50)
+        for b, env in enumerate(envs):
+            view = env.observe(env.agent_selection)
+            expected = agent.act(view["observation"], view["action_mask"], env)
+            assert (compiled[b], from_obs[b]) == (expected, expected)
+            choices += int(view["action_mask"].sum() > 1)
+        explore = rng.random(len(envs)) < 1 / 3
+        return np.where(explore, sample_legal(step.mask, rng.random(len(envs))), compiled)
+
+    play_side_by_side(rules, "hand_score", "hand", 8, 1000 * num_players, 100, choose=choose)
+    assert choices > 200
+
+
+class PythonPolicy:
+    """A batched policy behind a wrapper: the compiled loop hands its seats to Python."""
+
+    def __init__(self, policy: object) -> None:
+        self.policy = policy
+
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        return self.policy.act_batch(obs, mask)
+
+
+@pytest.mark.parametrize(
+    ("opponent", "agents"),
+    [
+        ("greedy", [GreedyAgent()]),
+        ("python heuristic", [HeuristicAgent()]),
+        (None, [HeuristicAgent(), MexicanTrainHeuristicAgent(weights=WEIGHT_SETS["odd"])]),
+    ],
+    ids=["compiled greedy", "python heuristic", "heuristics"],
+)
+@pytest.mark.parametrize(
+    ("num_players", "reward", "episode", "double_blank_50"),
+    [
+        (2, "hand_score", "hand", False),
+        (3, "match", "match", True),
+        (5, "hand_score", "match", False),
+    ],
+)
+def test_learner_batch_matches_single_agent_env(
+    num_players: int,
+    reward: str,
+    episode: str,
+    double_blank_50: bool,
+    opponent: str | None,
+    agents: list,
+) -> None:
+    """The adapters' core on Mexican Train: compiled greedy and heuristic seats (two
+    weight sets in one pool), and the heuristic's ``act_batch`` from observations."""
+    rules = MexicanTrainRules(
+        num_players=num_players, num_rounds=2, double_blank_50=double_blank_50
+    )
+    if opponent == "greedy":
+        batched: object = as_batched("greedy", rules)
+    elif opponent == "python heuristic":
+        batched = PythonPolicy(as_batched("heuristic", rules))
+    else:
+        batched = None
+    check_learner_batch_against_single_agent_env(rules, reward, episode, batched, agents)
+
+
+def test_heuristic_agents_and_the_name_map_to_compiled_weights() -> None:
+    rules = MexicanTrainRules(num_players=3, double_blank_50=True)
+    default = as_batched("heuristic", rules)
+    assert isinstance(default, MexicanTrainHeuristicPolicy) and default.double_blank_50
+    np.testing.assert_array_equal(default.weights, MexicanTrainWeights().as_array())
+    odd = WEIGHT_SETS["odd"]
+    for agent in (
+        MexicanTrainHeuristicAgent(weights=odd),
+        HeuristicAgent(mexican_train_weights=odd),
+    ):
+        np.testing.assert_array_equal(as_batched(agent, rules).weights, odd.as_array())
+    with pytest.raises(ValueError, match="shape"):
+        MexicanTrainHeuristicPolicy(np.zeros(3))
+
+
+def test_maskable_ppo_trains_on_the_mexican_train_vec_env() -> None:
+    """``make_vec_env(game="mexican_train")``: what ``train.ppo`` builds for
+    ``backend: batched``, here against the compiled heuristic."""
+    venv = make_vec_env(
+        8, 4, "heuristic", game="mexican_train", reward="hand_score", episode="hand"
+    )
+    venv.seed(3)
+    model = MaskablePPO("MlpPolicy", venv, n_steps=32, batch_size=64, n_epochs=1, seed=0)
+    model.learn(total_timesteps=512)
+    assert model.num_timesteps >= 512
+    assert len(model.ep_info_buffer) > 0
+    with pytest.raises(ValueError, match="game"):
+        make_vec_env(8, 4, game="dominoes")
+
+
+def test_gymnasium_vector_env_same_step_autoreset() -> None:
+    env = MexicanTrainVectorEnv(4, MexicanTrainRules(num_players=3), episode="hand")
+    obs, infos = env.reset(seed=1)
+    assert obs.shape == (4, mexican_train_v0.OBSERVATION_SIZE)
+    ended = 0
+    for _ in range(150):
+        obs, _, terminations, _, infos = env.step(np.argmax(infos["action_mask"], axis=1))
+        if terminations.any():
+            ended += int(terminations.sum())
+            # M6.1: at the end nobody is to act in the final observation.
+            to_act = mexican_train_v0.OBSERVATION_SLICES["to_act"]
+            assert not infos["final_obs"][terminations][:, to_act].any()
+    assert ended > 0
+    with pytest.raises(ValueError, match="rules must be MexicanTrainRules"):
+        MexicanTrainVectorEnv(2, rules=object())

@@ -1,0 +1,304 @@
+"""Compiled opponents for the batched Mexican Train engine: a learner's table in one call.
+
+:func:`advance_to_learner` is :func:`spinner_env.batched_opponents.advance_to_learner`
+for :class:`~spinner_env.batched_mexican_train.BatchedMexicanTrain`: it plays every game
+on until its learner seat has a decision, choosing the other seats' moves in compiled
+code by each seat's kind (the same ``OPPONENT_*`` kinds): uniformly at random, greedy
+(``agents.GreedyAgent``), or the Mexican Train heuristic; Python steps in only for seats
+of kind ``OPPONENT_EXTERNAL``.
+
+:func:`heuristic_action` makes, for the seat to act, the decision
+``agents.mexican_train_heuristic.MexicanTrainHeuristicAgent`` makes on the same position:
+the same scores in the same float64 operations, the highest over the legal ids in
+ascending order with the first maximum winning (``np.argmax``), and a single legal action
+played as is (``Agent.act``). It reads the game record or, as
+:func:`heuristic_actions_from_obs`, the ``mexican_train_v0`` observation of the seat to
+act, which shows all it looks at; ``tests/test_batched_mexican_train.py`` requires both
+decision by decision. What the considerations are and why is the agent's docstring.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from spinner_env.batched_core import BatchStep, _kth_legal, _legal_count
+from spinner_env.batched_mexican_train import (
+    _DOUBLE_BLANK,
+    _DOUBLE_BLANK_50,
+    _MARKERS,
+    _OPEN_ENDS,
+    _SEATS,
+    _SIZES,
+    _VOIDS,
+    MEXICAN_TRAIN,
+    NUM_TRAINS,
+    TILE_HIGH,
+    TILE_LOW,
+    TILE_PIPS,
+    TILE_VALUES,
+    Params,
+    _finish_round,
+    _legal_mask,
+    _observe,
+    _play,
+    _slot,
+)
+from spinner_env.batched_opponents import (
+    OPPONENT_GREEDY,
+    OPPONENT_HEURISTIC,
+    OPPONENT_RANDOM,
+)
+from spinner_env.mexican_train import NUM_VALUES
+from spinner_env.mexican_train_v0 import (
+    MAX_PLAYERS,
+    MEXICAN_SLOT,
+    NUM_ACTIONS,
+    NUM_SLOTS,
+    NUM_TILES,
+    OBSERVATION_SIZE,
+)
+from spinner_env.numba_cache import drop_stale_cache
+
+WEIGHT_NAMES: tuple[str, ...] = (
+    "points",
+    "late_points",
+    "late_hand_size",
+    "own_train",
+    "lift_marker",
+    "double_followed",
+    "double_trap",
+    "own_end_fits",
+    "end_void_next",
+)
+"""The ``MexicanTrainWeights`` fields in the order the compiled code reads them."""
+NUM_WEIGHTS = len(WEIGHT_NAMES)
+
+_POINTS = WEIGHT_NAMES.index("points")
+_LATE_POINTS = WEIGHT_NAMES.index("late_points")
+_LATE_HAND_SIZE = WEIGHT_NAMES.index("late_hand_size")
+_OWN_TRAIN = WEIGHT_NAMES.index("own_train")
+_LIFT_MARKER = WEIGHT_NAMES.index("lift_marker")
+_DOUBLE_FOLLOWED = WEIGHT_NAMES.index("double_followed")
+_DOUBLE_TRAP = WEIGHT_NAMES.index("double_trap")
+_OWN_END_FITS = WEIGHT_NAMES.index("own_end_fits")
+_END_VOID_NEXT = WEIGHT_NAMES.index("end_void_next")
+
+_OWN_SLOT = 0
+_NEXT_SLOT = 1
+
+
+def action_points(double_blank_50: bool) -> np.ndarray:
+    """M1.3 points of each placement's tile (``0-0`` at 50 under the variant); -1 for
+    draw and pass: what greedy maximises."""
+    points = np.full(NUM_ACTIONS, -1, np.int64)
+    tiles = np.arange(NUM_SLOTS * NUM_TILES) % NUM_TILES
+    points[: tiles.size] = TILE_PIPS[tiles]
+    if double_blank_50:
+        points[: tiles.size][tiles == _DOUBLE_BLANK] = _DOUBLE_BLANK_50
+    return points
+
+
+@njit(cache=True)
+def _tile_points(tile: int, double_blank_50: bool) -> int:
+    if double_blank_50 and tile == _DOUBLE_BLANK:
+        return _DOUBLE_BLANK_50
+    return TILE_PIPS[tile]
+
+
+@njit(cache=True)
+def _choose(
+    hand: np.ndarray,
+    smallest_opposing: int,
+    open_ends: np.ndarray,
+    marked: np.ndarray,
+    next_voids: np.ndarray,
+    mask: np.ndarray,
+    w: np.ndarray,
+    double_blank_50: bool,
+) -> int:
+    """``MexicanTrainHeuristicAgent.act`` from what it reads, trains by slot (as the
+    player to act names them: 0 its own, 1 the next seat's, 8 the Mexican train): the
+    hand (tile ids, any order), the smallest opposing hand size, each slot's open end and
+    marker, the next seat's voids by value (0/1) and the mask."""
+    first = _kth_legal(mask, 0)
+    # One legal action (a draw or pass is always alone, M4.1), or going out: every
+    # placement of the last tile scores inf and the first one wins (M6.1).
+    if _legal_count(mask) == 1 or hand.shape[0] == 1:
+        return first
+    fits = np.zeros(NUM_VALUES, np.int64)
+    for tile in hand:
+        for v in range(NUM_VALUES):
+            fits[v] += TILE_VALUES[tile] >> v & 1
+    late = w[_LATE_HAND_SIZE]
+    lateness = max(0.0, late + 1 - smallest_opposing) / late
+    per_point = w[_POINTS] + w[_LATE_POINTS] * lateness
+    best = -1
+    best_score = 0.0
+    for a in range(first, NUM_SLOTS * NUM_TILES):
+        if not mask[a]:
+            continue
+        slot = a // NUM_TILES
+        tile = a % NUM_TILES
+        opens = TILE_PIPS[tile] - open_ends[slot]
+        has_opens = TILE_VALUES[tile] >> opens & 1
+        score = _tile_points(tile, double_blank_50) * per_point
+        if slot == _OWN_SLOT:
+            score += w[_LIFT_MARKER] if marked[_OWN_SLOT] else w[_OWN_TRAIN]
+            score += w[_OWN_END_FITS] * min(3, fits[opens] - has_opens)
+        if TILE_LOW[tile] == TILE_HIGH[tile]:  # a double (M5.2, M5.3)
+            if fits[opens] - 1 > 0:
+                score += w[_DOUBLE_FOLLOWED]
+            elif next_voids[opens]:
+                score += w[_DOUBLE_TRAP]
+        elif next_voids[opens] and (slot in (MEXICAN_SLOT, _NEXT_SLOT) or marked[slot]):
+            score += w[_END_VOID_NEXT]
+        if best < 0 or score > best_score:
+            best = a
+            best_score = score
+    return best
+
+
+@njit(cache=True)
+def heuristic_action(game: np.record, p: Params, mask: np.ndarray, w: np.ndarray) -> int:
+    """The heuristic's action for the seat to act in ``game``, legal by ``mask``."""
+    n = p.num_players
+    me = np.int64(game.current)
+    smallest_opposing = NUM_TILES
+    for seat in range(n):
+        if seat != me:
+            smallest_opposing = min(smallest_opposing, np.int64(game.hand_sizes[seat]))
+    open_ends = np.zeros(NUM_SLOTS, np.int64)
+    marked = np.zeros(NUM_SLOTS, np.int64)
+    for t in range(NUM_TRAINS):
+        if t < n or t == MEXICAN_TRAIN:
+            slot = _slot(t, me, n)
+            open_ends[slot] = game.open_ends[t]
+            marked[slot] = game.markers[t]
+    hand = game.hands[me, : game.hand_sizes[me]]
+    next_voids = game.voids[(me + 1) % n]
+    return _choose(
+        hand, smallest_opposing, open_ends, marked, next_voids, mask, w, p.double_blank_50
+    )
+
+
+@njit(cache=True)
+def _check_batch(rows: int, mask: np.ndarray, w: np.ndarray) -> None:
+    # The compiled loops do not check bounds: a wrong shape would read past an array.
+    if mask.shape[0] != rows or mask.shape[1] != NUM_ACTIONS:
+        raise ValueError("mask must have one row of NUM_ACTIONS per game")
+    if w.shape[0] != NUM_WEIGHTS:
+        raise ValueError("weights must have NUM_WEIGHTS entries (MexicanTrainWeights.as_array())")
+
+
+@njit(cache=True)
+def heuristic_actions(games: np.ndarray, p: Params, mask: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """:func:`heuristic_action` in every game (``mask[b]`` the legal actions of game b)."""
+    _check_batch(games.shape[0], mask, w)
+    actions = np.empty(games.shape[0], np.int64)
+    for b in range(games.shape[0]):
+        actions[b] = heuristic_action(games[b], p, mask[b], w)
+    return actions
+
+
+@njit(cache=True)
+def heuristic_actions_from_obs(
+    obs: np.ndarray, mask: np.ndarray, w: np.ndarray, double_blank_50: bool
+) -> np.ndarray:
+    """The same decisions read from ``mexican_train_v0`` observations of the seat to act
+    (the rules' ``double_blank_50`` is the one thing they do not show)."""
+    _check_batch(obs.shape[0], mask, w)
+    if obs.shape[1] != OBSERVATION_SIZE:
+        raise ValueError("obs must have rows of mexican_train_v0.OBSERVATION_SIZE")
+    actions = np.empty(obs.shape[0], np.int64)
+    open_ends = np.zeros(NUM_SLOTS, np.int64)
+    marked = np.zeros(NUM_SLOTS, np.int64)
+    for b in range(obs.shape[0]):
+        row = obs[b]
+        hand = np.flatnonzero(row[:NUM_TILES])
+        smallest_opposing = NUM_TILES
+        for rel in range(1, MAX_PLAYERS):
+            if row[_SEATS + rel]:
+                smallest_opposing = min(smallest_opposing, int(row[_SIZES + rel]))
+        for slot in range(NUM_SLOTS):
+            ends = row[_OPEN_ENDS + slot * NUM_VALUES : _OPEN_ENDS + (slot + 1) * NUM_VALUES]
+            open_ends[slot] = np.argmax(ends)
+            marked[slot] = slot < MAX_PLAYERS and row[_MARKERS + slot] != 0
+        next_voids = row[_VOIDS + NUM_VALUES : _VOIDS + 2 * NUM_VALUES]
+        actions[b] = _choose(
+            hand, smallest_opposing, open_ends, marked, next_voids, mask[b], w, double_blank_50
+        )
+    return actions
+
+
+@njit(cache=True)
+def advance_to_learner(
+    games: np.ndarray,
+    p: Params,
+    next_seed: np.ndarray,
+    out: BatchStep,
+    seat_kind: np.ndarray,
+    heuristic_weights: np.ndarray,
+    skip_forced: bool,
+    learner_reward: np.ndarray,
+    ended: np.ndarray,
+    final_obs: np.ndarray,
+) -> None:
+    """Play every game on until its learner seat has a decision, with compiled opponents;
+    the arguments and what they mean are those of
+    :func:`spinner_env.batched_opponents.advance_to_learner` (``heuristic_weights`` rows
+    are ``MexicanTrainWeights.as_array()``)."""
+    out.done[:] = False
+    for b in range(games.shape[0]):
+        game = games[b]
+        mask = out.mask[b]
+        while True:
+            seat = game.current
+            kind = seat_kind[b, seat]
+            legal = _legal_count(mask)
+            if legal == 1 and (seat != game.learner or skip_forced):
+                action = _kth_legal(mask, 0)
+            elif seat == game.learner:
+                break
+            elif kind == OPPONENT_RANDOM:
+                action = _kth_legal(mask, int(np.random.random() * legal))
+            elif kind == OPPONENT_GREEDY:  # the heaviest tile, the lowest id among equals
+                action = -1
+                best = -1
+                for a in range(NUM_SLOTS * NUM_TILES):
+                    if mask[a]:
+                        points = _tile_points(a % NUM_TILES, p.double_blank_50)
+                        if action < 0 or points > best:
+                            action = a
+                            best = points
+            elif kind >= OPPONENT_HEURISTIC:
+                weights = heuristic_weights[kind - OPPONENT_HEURISTIC]
+                action = heuristic_action(game, p, mask, weights)
+            else:
+                break
+            learner = game.learner
+            out.rewards[b, :] = 0.0
+            if _play(game, p, action):
+                _finish_round(game, p, next_seed, out, b)
+            if not ended[b]:
+                learner_reward[b] += out.rewards[b, learner]
+            _observe(game, p, game.current, True, out.obs[b])
+            _legal_mask(game, p, mask)
+            if out.done[b]:
+                if not ended[b]:
+                    ended[b] = True
+                    final_obs[b, :] = out.final_obs[b]
+                break
+
+
+drop_stale_cache(advance_to_learner)  # before anything compiled is loaded (see numba_cache)
+
+__all__ = [
+    "NUM_WEIGHTS",
+    "WEIGHT_NAMES",
+    "action_points",
+    "advance_to_learner",
+    "heuristic_action",
+    "heuristic_actions",
+    "heuristic_actions_from_obs",
+]
