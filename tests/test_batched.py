@@ -24,7 +24,7 @@ from test_train import assert_trains_the_same_weights_twice, tiny_config
 from agents.baselines import GreedyAgent
 from agents.heuristic import HeuristicAgent, HeuristicWeights
 from spinner_env import mexican_train_v0, spinner_v0
-from spinner_env.batched import GAME, BatchedSpinner
+from spinner_env.batched import BatchedSpinner
 from spinner_env.batched_core import (
     FIRST_HAND_DRAW,
     LEARNER_DRAW,
@@ -210,8 +210,16 @@ def test_deal_is_the_reference_shuffle() -> None:
         assert engine.games["deck"][b].tolist() == expected
 
 
-def test_illegal_action_raises_and_changes_nothing() -> None:
-    engine = BatchedSpinner(3, SpinnerRules(num_players=4))
+BOTH_GAMES = pytest.mark.parametrize(
+    "rules", [SpinnerRules(num_players=4), MexicanTrainRules(num_players=6)], ids=type
+)
+"""The API tests below run on both batched engines."""
+
+
+@BOTH_GAMES
+def test_illegal_action_raises_and_changes_nothing(rules: Rules) -> None:
+    engine_class, _ = ENGINE_AND_ENV[type(rules)]
+    engine = engine_class(3, rules)
     step = engine.reset(0)
     before = engine.games.copy()
     actions = sample_legal(step.mask, np.zeros(3))
@@ -219,7 +227,7 @@ def test_illegal_action_raises_and_changes_nothing() -> None:
     actions[1] = illegal
     with pytest.raises(ValueError, match="illegal in game 1"):
         engine.step(actions)
-    actions[1] = spinner_v0.NUM_ACTIONS
+    actions[1] = engine.num_actions
     with pytest.raises(ValueError, match="illegal in game 1"):
         engine.step(actions)
     actions[1] = -1
@@ -229,12 +237,14 @@ def test_illegal_action_raises_and_changes_nothing() -> None:
         engine.step(actions[:2])
     with pytest.raises(ValueError, match="active must have shape"):
         engine.step(sample_legal(step.mask, np.zeros(3)), np.ones(2, bool))
-    for name in GAME.names:
+    for name in engine.game_dtype.names:
         np.testing.assert_array_equal(before[name], engine.games[name])
 
 
-def test_inactive_games_do_not_move() -> None:
-    engine = BatchedSpinner(4, SpinnerRules(num_players=2))
+@BOTH_GAMES
+def test_inactive_games_do_not_move(rules: Rules) -> None:
+    engine_class, _ = ENGINE_AND_ENV[type(rules)]
+    engine = engine_class(4, rules)
     step = engine.reset(3)
     obs_before = step.obs.copy()
     hands_before = engine.games["hands"].copy()
@@ -247,14 +257,16 @@ def test_inactive_games_do_not_move() -> None:
         assert not step.rewards[b].any()
 
 
-def test_observe_any_seat_matches_the_encoding() -> None:
-    """S8: every seat's view, not only the player to act's."""
-    n = 5
-    engine = BatchedSpinner(2, SpinnerRules(num_players=n))
+@BOTH_GAMES
+def test_observe_any_seat_matches_the_encoding(rules: Rules) -> None:
+    """S8, M7: every seat's view, not only the player to act's."""
+    n = rules.num_players
+    engine_class, env_class = ENGINE_AND_ENV[type(rules)]
+    engine = engine_class(2, rules)
     step = engine.reset(11)
     envs = []
     for b in range(2):
-        env = SeededEnv(num_players=n)
+        env = env_class(num_players=n)
         env.start(11 + b, 0)
         envs.append(env)
     rng = np.random.default_rng(1)
@@ -263,7 +275,7 @@ def test_observe_any_seat_matches_the_encoding() -> None:
         step = engine.step(actions)
         for b, env in enumerate(envs):
             env.step(int(actions[b]))
-    seats = np.array([2, 4])
+    seats = np.array([2, n - 1])
     got = engine.observe(seats)
     for b, env in enumerate(envs):
         expected = env.encoding.observation(env.game, int(seats[b]))

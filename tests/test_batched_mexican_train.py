@@ -17,7 +17,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sb3_contrib import MaskablePPO
 from test_batched import (
-    SeededMexicanTrainEnv,
     check_learner_batch_against_single_agent_env,
     play_side_by_side,
 )
@@ -27,7 +26,7 @@ from agents.heuristic import HeuristicAgent
 from agents.mexican_train_heuristic import MexicanTrainHeuristicAgent, MexicanTrainWeights
 from spinner_env import mexican_train_v0
 from spinner_env.batched_core import BatchedEngine, BatchStep, sample_legal
-from spinner_env.batched_mexican_train import GAME, BatchedMexicanTrain
+from spinner_env.batched_mexican_train import BatchedMexicanTrain
 from spinner_env.batched_mexican_train_opponents import (
     WEIGHT_NAMES,
     heuristic_actions,
@@ -136,43 +135,6 @@ def test_deal_is_the_reference_shuffle() -> None:
             assert game["hands"][seat, :k].tolist() == [t.index for t in reference.hands[seat]]
         assert game["deck"][game["top"] :].tolist() == [t.index for t in reference.boneyard]
         assert reference.engine.index not in game["deck"].tolist()
-
-
-def test_illegal_action_raises_and_changes_nothing() -> None:
-    engine = BatchedMexicanTrain(3, MexicanTrainRules(num_players=4))
-    step = engine.reset(0)
-    before = engine.games.copy()
-    actions = sample_legal(step.mask, np.zeros(3))
-    for illegal in (int(np.flatnonzero(step.mask[1] == 0)[0]), mexican_train_v0.NUM_ACTIONS, -1):
-        actions[1] = illegal
-        with pytest.raises(ValueError, match="illegal in game 1"):
-            engine.step(actions)
-    for name in GAME.names:
-        np.testing.assert_array_equal(before[name], engine.games[name])
-
-
-def test_observe_any_seat_matches_the_encoding() -> None:
-    """M7: every seat's view, not only the player to act's."""
-    n = 6
-    engine = BatchedMexicanTrain(2, MexicanTrainRules(num_players=n))
-    step = engine.reset(11)
-    envs = []
-    for b in range(2):
-        env = SeededMexicanTrainEnv(num_players=n)
-        env.start(11 + b, 0)
-        envs.append(env)
-    rng = np.random.default_rng(1)
-    for _ in range(80):
-        actions = sample_legal(step.mask, rng.random(2))
-        step = engine.step(actions)
-        for b, env in enumerate(envs):
-            env.step(int(actions[b]))
-    seats = np.array([2, 5])
-    got = engine.observe(seats)
-    for b, env in enumerate(envs):
-        np.testing.assert_array_equal(got[b], env.encoding.observation(env.game, int(seats[b])))
-    with pytest.raises(ValueError, match="seats must be"):
-        engine.observe(np.full_like(seats, n))
 
 
 def test_bad_arguments_raise_value_errors() -> None:
