@@ -32,6 +32,7 @@ from spinner_env.batched_mexican_train_opponents import (
     heuristic_actions,
     heuristic_actions_from_obs,
 )
+from spinner_env.batched_opponents import OPPONENT_EXTERNAL
 from spinner_env.mexican_train import MexicanTrainRules, MexicanTrainState
 from spinner_env.vector import (
     MexicanTrainHeuristicPolicy,
@@ -39,6 +40,7 @@ from spinner_env.vector import (
     as_batched,
     make_vec_env,
 )
+from train.ppo import make_pool
 
 
 @pytest.mark.parametrize("num_players", range(2, 9))
@@ -258,16 +260,20 @@ def test_heuristic_agents_and_the_name_map_to_compiled_weights() -> None:
 
 
 def test_maskable_ppo_trains_on_the_mexican_train_vec_env() -> None:
-    """``make_vec_env(game="mexican_train")``: what ``train.ppo`` builds for
-    ``backend: batched``, here against the compiled heuristic."""
+    """``make_vec_env(game="mexican_train")`` with the opponent pool of
+    ``configs/mexican_train_4p.yaml`` (random, greedy and heuristic agents, all played in
+    compiled code): what ``train.ppo`` builds for ``backend: batched``."""
+    pool = make_pool({"opponents": {"baselines": {"random": 0.5, "greedy": 1, "heuristic": 4}}}, 0)
     venv = make_vec_env(
-        8, 4, "heuristic", game="mexican_train", reward="hand_score", episode="hand"
+        8, 4, pool, game="mexican_train", skip_forced=True, reward="hand_score", episode="hand"
     )
     venv.seed(3)
     model = MaskablePPO("MlpPolicy", venv, n_steps=32, batch_size=64, n_epochs=1, seed=0)
     model.learn(total_timesteps=512)
     assert model.num_timesteps >= 512
     assert len(model.ep_info_buffer) > 0
+    batch = venv.batch
+    assert (batch._kinds != OPPONENT_EXTERNAL).all()  # no seat went back to Python
     with pytest.raises(ValueError, match="game"):
         make_vec_env(8, 4, game="dominoes")
 
