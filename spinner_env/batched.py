@@ -479,6 +479,9 @@ class BatchedSpinner(BatchedEngine):
     obs_size = OBSERVATION_SIZE
     num_actions = NUM_ACTIONS
     max_players = MAX_PLAYERS
+    reset_loop = staticmethod(_reset)
+    step_loop = staticmethod(_step)
+    observe_loop = staticmethod(_observe_all)
 
     def __init__(
         self,
@@ -509,15 +512,6 @@ class BatchedSpinner(BatchedEngine):
             random_learner=learner_seat is None,
             learner_seat=learner_seat or 0,
         )
-
-    def _reset_games(self) -> None:
-        _reset(self.games, self.params, self._next_seed, self.out)
-
-    def _step_games(self, actions: np.ndarray, active: np.ndarray) -> None:
-        _step(self.games, self.params, self._next_seed, actions, active, self.out)
-
-    def _observe_games(self, seats: np.ndarray, obs: np.ndarray) -> None:
-        _observe_all(self.games, self.params, seats, obs)
 
 
 drop_stale_cache(_step)  # before anything compiled is loaded (see numba_cache)

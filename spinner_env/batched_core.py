@@ -12,7 +12,7 @@ loops and its sizes.
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -164,13 +164,14 @@ def sample_legal(mask: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
 
 
 # ------------------------------------------------------------------ the Python API
-class BatchedEngine(ABC):
+class BatchedEngine:
     """B games of one game stepped together; a game's engine subclasses it.
 
     A subclass sets :attr:`game_dtype`, :attr:`obs_size`, :attr:`num_actions`,
-    :attr:`max_players`, builds ``params`` (its rules as plain numbers, passed to every
-    compiled call) and runs its compiled loops in :meth:`_reset_games`,
-    :meth:`_step_games` and :meth:`_observe_games`.
+    :attr:`max_players` and its compiled loops (``reset_loop(games, params, next_seed,
+    out)``, ``step_loop(games, params, next_seed, actions, active, out)``,
+    ``observe_loop(games, params, seats, obs)``), and builds ``params``: its rules as
+    plain numbers, passed to every compiled call.
 
     Args:
         num_games: B.
@@ -188,6 +189,9 @@ class BatchedEngine(ABC):
     obs_size: int
     num_actions: int
     max_players: int
+    reset_loop: Callable[..., None]
+    step_loop: Callable[..., None]
+    observe_loop: Callable[..., None]
     params: Any
 
     def __init__(
@@ -212,24 +216,12 @@ class BatchedEngine(ABC):
         self._next_seed = np.zeros(1, np.uint64)
         self._all = np.ones(num_games, np.bool_)
 
-    @abstractmethod
-    def _reset_games(self) -> None:
-        """Start every game from the next seeds (``_next_seed``) and fill ``out``."""
-
-    @abstractmethod
-    def _step_games(self, actions: np.ndarray, active: np.ndarray) -> None:
-        """Play legal ``actions`` in the ``active`` games and fill ``out``."""
-
-    @abstractmethod
-    def _observe_games(self, seats: np.ndarray, obs: np.ndarray) -> None:
-        """``obs[b]``: game b's observation from ``seats[b]``'s point of view."""
-
     def reset(self, seed: int = 0) -> BatchStep:
         """Start game b from seed ``seed + b``; later episodes take the seeds after those."""
         if not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**63:
             raise ValueError(f"seed must be an integer from 0 to 2**63 - 1, got {seed!r}")
         self._next_seed[0] = seed
-        self._reset_games()
+        self.reset_loop(self.games, self.params, self._next_seed, self.out)
         return self.out
 
     @property
@@ -259,7 +251,7 @@ class BatchedEngine(ABC):
                 f"action {int(actions[b])} is illegal in game {b}; legal ids: "
                 f"{np.flatnonzero(self.out.mask[b]).tolist()}"
             )
-        self._step_games(actions, active)
+        self.step_loop(self.games, self.params, self._next_seed, actions, active, self.out)
         return self.out
 
     def observe(self, seats: np.ndarray) -> np.ndarray:
@@ -269,7 +261,7 @@ class BatchedEngine(ABC):
         if seats.shape != (self.num_games,) or not ((seats >= 0) & (seats < n)).all():
             raise ValueError(f"seats must be {self.num_games} seats from 0 to {n - 1}")
         obs = np.zeros((self.num_games, self.obs_size), np.float32)
-        self._observe_games(seats, obs)
+        self.observe_loop(self.games, self.params, seats, obs)
         return obs
 
 
