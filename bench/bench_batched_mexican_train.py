@@ -5,7 +5,14 @@ Every row plays full matches (episodes) with uniformly random legal actions and 
 observation and an action mask at every decision:
 
 1. ``mexican_train_v0`` through the PettingZoo AEC loop (``bench_aec.random_play_rate``);
-2. the batched engine (``spinner_env.batched_mexican_train``) at B = 1, 64, 1024, 4096.
+2. the batched engine (``spinner_env.batched_mexican_train``) at B = 1, 64, 1024, 4096;
+
+and, what a training run steps, learner decisions against the Mexican Train heuristic
+at every other seat (random learner moves, round episodes, ``hand_score`` reward):
+
+3. ``SingleAgentEnv`` over ``mexican_train_v0.raw_env`` with ``HeuristicAgent`` opponents
+   (the ``backend: aec`` path of ``train.ppo``);
+4. ``MexicanTrainVecEnv`` at B = 64 and 1024, the heuristic compiled (``backend: batched``).
 
 The rows run in rounds (every row once per round, so that a slow spell of a shared
 machine falls on all rows alike); each rate is the median over rounds, each ratio to the
@@ -26,12 +33,17 @@ from collections.abc import Callable
 import numpy as np
 from bench_aec import random_play_rate
 
+from agents.heuristic import HeuristicAgent
 from spinner_env import mexican_train_v0
 from spinner_env.batched_core import BatchedEngine, sample_legal
 from spinner_env.batched_mexican_train import BatchedMexicanTrain
 from spinner_env.mexican_train import MexicanTrainRules
+from spinner_env.vector import MexicanTrainVecEnv
+from spinner_env.wrappers import SingleAgentEnv
 
 BATCH_SIZES = (1, 64, 1024, 4096)
+LEARNER_BATCH_SIZES = (64, 1024)
+EPISODE = {"reward": "hand_score", "episode": "hand"}
 
 
 def batched_random_play_rate(engine: BatchedEngine, seconds: float, seed: int = 0) -> dict:
@@ -48,6 +60,46 @@ def batched_random_play_rate(engine: BatchedEngine, seconds: float, seed: int = 
         step = engine.step(sample_legal(step.mask, rng.random(b)))
         decisions += b
         episodes += int(step.done.sum())
+    elapsed = time.perf_counter() - start
+    return {"decisions_per_s": decisions / elapsed, "decisions": decisions, "episodes": episodes}
+
+
+def single_agent_rate(num_players: int, seconds: float, seed: int = 0) -> dict:
+    """Learner decisions per second of ``SingleAgentEnv`` against Python heuristics."""
+    env = SingleAgentEnv(
+        mexican_train_v0.raw_env(num_players=num_players, **EPISODE), HeuristicAgent(seed=seed)
+    )
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    decisions = episodes = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while time.perf_counter() < deadline:
+        legal = np.flatnonzero(env.action_masks())
+        _, _, terminated, _, _ = env.step(int(legal[rng.integers(len(legal))]))
+        decisions += 1
+        if terminated:
+            episodes += 1
+            env.reset()
+    elapsed = time.perf_counter() - start
+    return {"decisions_per_s": decisions / elapsed, "decisions": decisions, "episodes": episodes}
+
+
+def vec_env_rate(rules: MexicanTrainRules, num_envs: int, seconds: float, seed: int = 0) -> dict:
+    """Learner decisions per second of ``MexicanTrainVecEnv`` against compiled heuristics
+    (one step made beforehand, off the count, so that compiling is not timed)."""
+    venv = MexicanTrainVecEnv(num_envs, rules, opponents="heuristic", **EPISODE)
+    venv.seed(seed)
+    venv.reset()
+    rng = np.random.default_rng(seed)
+    venv.step(sample_legal(venv.batch.mask, rng.random(num_envs)))
+    decisions = episodes = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while time.perf_counter() < deadline:
+        _, _, dones, _ = venv.step(sample_legal(venv.batch.mask, rng.random(num_envs)))
+        decisions += num_envs
+        episodes += int(dones.sum())
     elapsed = time.perf_counter() - start
     return {"decisions_per_s": decisions / elapsed, "decisions": decisions, "episodes": episodes}
 
@@ -70,6 +122,12 @@ def main() -> None:
         runs[f"batched B={b} ({n}p)"] = lambda b=b: batched_random_play_rate(
             BatchedMexicanTrain(b, rules), seconds
         )
+    single = f"learner vs heuristics, SingleAgentEnv ({n}p)"
+    runs[single] = lambda: single_agent_rate(n, seconds)
+    for b in LEARNER_BATCH_SIZES:
+        runs[f"learner vs heuristics, VecEnv B={b} ({n}p)"] = lambda b=b: vec_env_rate(
+            rules, b, seconds
+        )
 
     walls: dict[str, list[float]] = {name: [] for name in runs}
     per_cpu: dict[str, list[float]] = {name: [] for name in runs}
@@ -82,20 +140,24 @@ def main() -> None:
             per_cpu[name].append(stats["decisions"] / cpu)
 
     print(f"cpu: {os.cpu_count()} logical, load average {os.getloadavg()[0]:.1f}")
-    print(f"{'env':<30} {'decisions/s':>13} {'x AEC':>9} {'per CPU s':>13}")
+    print(f"{'env':<46} {'decisions/s':>13} {'x base':>9} {'per CPU s':>13}")
     for name in runs:
-        ratio = float(np.median(np.divide(walls[name], walls[aec])))
+        base = single if name.startswith("learner") else aec
+        ratio = float(np.median(np.divide(walls[name], walls[base])))
         print(
-            f"{name:<30} {np.median(walls[name]):>13,.0f} {ratio:>9.1f} "
+            f"{name:<46} {np.median(walls[name]):>13,.0f} {ratio:>9.1f} "
             f"{np.median(per_cpu[name]):>13,.0f}"
         )
+    print(f"(x base: the same-round ratio to {aec}, for learner rows to {single})")
     largest = f"batched B={BATCH_SIZES[-1]} ({n}p)"
-    ratios = np.divide(walls[largest], walls[aec])
-    print(
-        f"{largest} / {aec}, per round: "
-        + ", ".join(f"{r:.1f}" for r in ratios)
-        + f" (median {np.median(ratios):.1f})"
-    )
+    largest_vec = f"learner vs heuristics, VecEnv B={LEARNER_BATCH_SIZES[-1]} ({n}p)"
+    for name, base in ((largest, aec), (largest_vec, single)):
+        ratios = np.divide(walls[name], walls[base])
+        print(
+            f"{name} / {base}, per round: "
+            + ", ".join(f"{r:.1f}" for r in ratios)
+            + f" (median {np.median(ratios):.1f})"
+        )
 
 
 if __name__ == "__main__":
