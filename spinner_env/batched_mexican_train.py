@@ -120,7 +120,7 @@ GAME = np.dtype(
     ],
     align=True,
 )
-"""One game's state: a record of small arrays, about 1.3 kB.
+"""One game's state: a record of small arrays, 1,192 bytes.
 
 The trains are kept as the reference engine keeps them: an open end and a marker per
 train, unsatisfied doubles oldest first (M5.4). A batch is ``np.zeros(B, GAME)``.
