@@ -10,20 +10,18 @@ from __future__ import annotations
 
 import warnings
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict
 from typing import Any
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
-from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from spinner_env.match import MatchState, match_winners
-from spinner_env.picture import table_picture
 
 REWARD_SCHEMES = ("match", "hand_score")
 EPISODES = ("match", "hand")
@@ -40,6 +38,23 @@ def layout_slices(layout: Sequence[tuple[str, int, str]]) -> tuple[dict[str, sli
     return slices, offset
 
 
+Bound = float | Sequence[float]
+"""A slice's bound: one value for every entry, or one per entry."""
+
+
+def layout_bounds(
+    layout: Sequence[tuple[str, int, str]], bounds: Mapping[str, tuple[Bound, Bound]]
+) -> tuple[np.ndarray, np.ndarray]:
+    """The lowest and highest value of every entry of a vector laid out as
+    :func:`layout_slices` reads it, from each part's ``(low, high)`` in ``bounds``."""
+    names = [name for name, _, _ in layout]
+    if set(bounds) != set(names):
+        raise ValueError(f"bounds name {sorted(bounds)}, the layout {sorted(names)}")
+    low = np.concatenate([np.broadcast_to(np.float32(bounds[n][0]), s) for n, s, _ in layout])
+    high = np.concatenate([np.broadcast_to(np.float32(bounds[n][1]), s) for n, s, _ in layout])
+    return low, high
+
+
 class Encoding(ABC):
     """How a game's moves become action ids and its states become vectors.
 
@@ -51,6 +66,9 @@ class Encoding(ABC):
     state_size: int
     """``obs_size + (MatchState.MAX_PLAYERS + 1) * num_tiles``: see :meth:`state`."""
     num_tiles: int
+    obs_low: np.ndarray
+    obs_high: np.ndarray
+    """Every observation entry's bounds as the rules allow them (:func:`layout_bounds`)."""
 
     def __init__(self, actions: Sequence[Any], game_name: str) -> None:
         self.actions = tuple(actions)
@@ -77,6 +95,16 @@ class Encoding(ABC):
         if not 0 <= action < self.num_actions:
             raise ValueError(f"action {action} is out of range 0..{self.num_actions - 1}")
         return self.actions[action]
+
+    def observation_space(self) -> spaces.Box:
+        return spaces.Box(self.obs_low, self.obs_high, dtype=np.float32)
+
+    def state_space(self) -> spaces.Box:
+        """The bounds of :meth:`state`: the observation's, then 0/1 per hidden entry."""
+        hidden = self.state_size - self.obs_size
+        low = np.concatenate([self.obs_low, np.zeros(hidden, np.float32)])
+        high = np.concatenate([self.obs_high, np.ones(hidden, np.float32)])
+        return spaces.Box(low, high, dtype=np.float32)
 
     @abstractmethod
     def observation(self, game: Any, seat: int) -> np.ndarray:
@@ -146,7 +174,7 @@ def check_choice(name: str, value: object, choices: Sequence[str]) -> None:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}")
 
 
-class DominoAECEnv(AECEnv, EzPickle, ABC):
+class DominoAECEnv(AECEnv, ABC):
     """A turn-based domino game as a PettingZoo AEC environment.
 
     Subclasses set ``metadata``, ``encoding``, ``state_class`` (the game's
@@ -176,9 +204,6 @@ class DominoAECEnv(AECEnv, EzPickle, ABC):
                 f"unknown argument(s) {', '.join(sorted(unknown))} for "
                 f"{self.metadata['name']}; it takes {', '.join(known)}"
             )
-        EzPickle.__init__(
-            self, **asdict(rules), reward=reward, episode=episode, render_mode=render_mode
-        )
         super().__init__()
         check_choice("reward", reward, REWARD_SCHEMES)
         check_choice("episode", episode, EPISODES)
@@ -195,14 +220,14 @@ class DominoAECEnv(AECEnv, EzPickle, ABC):
         enc = self.encoding
         obs_space = spaces.Dict(
             {
-                "observation": spaces.Box(-np.inf, np.inf, (enc.obs_size,), np.float32),
+                "observation": enc.observation_space(),
                 "action_mask": spaces.Box(0, 1, (enc.num_actions,), np.int8),
             }
         )
         act_space = spaces.Discrete(enc.num_actions)
         self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
         self.action_spaces = dict.fromkeys(self.possible_agents, act_space)
-        self.state_space = spaces.Box(-np.inf, np.inf, (enc.state_size,), np.float32)
+        self.state_space = enc.state_space()
         self.game: Any = None
         self._legal_ids: frozenset[int] = frozenset()
         self._np_random_seed: int | None = None
@@ -348,6 +373,9 @@ class DominoAECEnv(AECEnv, EzPickle, ABC):
             return None
         viewer = None if all(self.terminations.values()) else self.game.current
         if self.render_mode == "rgb_array":
+            # Pillow is loaded only by those who ask for pictures.
+            from spinner_env.picture import table_picture
+
             return table_picture(self.game, viewer)
         text = self.renderer(self.game, viewer)
         if self.render_mode == "human":

@@ -56,6 +56,7 @@ from spinner_env.spinner import (
 )
 from spinner_env.spinner_v0 import (
     DRAW_ACTION,
+    ENCODING,
     MAX_PLAYERS,
     MAX_UNFILLED,
     NUM_ACTIONS,
@@ -477,6 +478,7 @@ class BatchedSpinner(BatchedEngine):
 
     game_dtype = GAME
     obs_size = OBSERVATION_SIZE
+    encoding = ENCODING
     num_actions = NUM_ACTIONS
     max_players = MAX_PLAYERS
     reset_loop = staticmethod(_reset)

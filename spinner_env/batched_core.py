@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numba import njit
 
-from spinner_env.aec import EPISODES, REWARD_SCHEMES, check_choice
+from spinner_env.aec import EPISODES, REWARD_SCHEMES, Encoding, check_choice
 from spinner_env.numba_cache import drop_stale_cache
 
 # SplitMix64 constants of spinner_env.match.shuffled, as uint64 so numba wraps like it.
@@ -167,7 +167,8 @@ def sample_legal(mask: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
 class BatchedEngine:
     """B games of one game stepped together; a game's engine subclasses it.
 
-    A subclass sets :attr:`game_dtype`, :attr:`obs_size`, :attr:`num_actions`,
+    A subclass sets :attr:`game_dtype`, :attr:`obs_size`, :attr:`encoding` (the game's
+    AEC encoding, whose observations the batch gives), :attr:`num_actions`,
     :attr:`max_players` and its compiled loops (``reset_loop(games, params, next_seed,
     out)``, ``step_loop(games, params, next_seed, actions, active, out)``,
     ``observe_loop(games, params, seats, obs)``), and builds ``params``: its rules as
@@ -187,6 +188,7 @@ class BatchedEngine:
 
     game_dtype: np.dtype
     obs_size: int
+    encoding: Encoding
     num_actions: int
     max_players: int
     reset_loop: Callable[..., None]

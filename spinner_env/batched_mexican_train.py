@@ -52,6 +52,7 @@ from spinner_env.mexican_train import (
 )
 from spinner_env.mexican_train_v0 import (
     DRAW_ACTION,
+    ENCODING,
     MAX_PLAYERS,
     MEXICAN_SLOT,
     NUM_ACTIONS,
@@ -467,6 +468,7 @@ class BatchedMexicanTrain(BatchedEngine):
 
     game_dtype = GAME
     obs_size = OBSERVATION_SIZE
+    encoding = ENCODING
     num_actions = NUM_ACTIONS
     max_players = MAX_PLAYERS
     reset_loop = staticmethod(_reset)

@@ -23,7 +23,14 @@ from typing import Any
 
 import numpy as np
 
-from spinner_env.aec import DominoAECEnv, Encoding, layout_slices, make_wrapped
+from spinner_env.aec import (
+    Bound,
+    DominoAECEnv,
+    Encoding,
+    layout_bounds,
+    layout_slices,
+    make_wrapped,
+)
 from spinner_env.match import DRAW, PASS
 from spinner_env.mexican_train import (
     ALL_TILES,
@@ -83,6 +90,32 @@ OBSERVATION_LAYOUT: tuple[tuple[str, int, str], ...] = (
     ("round", NUM_ROUNDS, "one-hot round number r (engine double 12-r)"),
 )
 OBSERVATION_SLICES, OBSERVATION_SIZE = layout_slices(OBSERVATION_LAYOUT)
+MAX_HAND_POINTS = sum(t.pips for t in ALL_TILES) + 50
+"""No hand holds more points than the whole set, 0-0 counting 50 (M1.3)."""
+OBSERVATION_BOUNDS: dict[str, tuple[Bound, Bound]] = {
+    **{
+        name: (0, 1)
+        for name in (
+            "hand",
+            "trains",
+            "open_ends",
+            "markers",
+            "playable",
+            "unsatisfied",
+            "extra_placement",
+            "voids",
+            "seats",
+            "to_act",
+            "drew",
+            "round",
+        )
+    },
+    "hand_sizes": (0, NUM_TILES),
+    "totals": (0, NUM_ROUNDS * MAX_HAND_POINTS / 100),
+    "boneyard": (0, NUM_TILES),
+}
+"""Each part's lowest and highest value as the rules allow (not all are reached in play)."""
+OBSERVATION_LOW, OBSERVATION_HIGH = layout_bounds(OBSERVATION_LAYOUT, OBSERVATION_BOUNDS)
 STATE_SIZE = OBSERVATION_SIZE + MAX_PLAYERS * NUM_TILES + NUM_TILES
 """state(): seat 0's observation, then every seat's hand (absolute seats), then the boneyard."""
 
@@ -107,6 +140,8 @@ class MexicanTrainEncoding(Encoding):
     obs_size = OBSERVATION_SIZE
     state_size = STATE_SIZE
     num_tiles = NUM_TILES
+    obs_low = OBSERVATION_LOW
+    obs_high = OBSERVATION_HIGH
 
     def __init__(self) -> None:
         super().__init__(ACTIONS, "Mexican Train")
@@ -203,7 +238,10 @@ __all__ = [
     "DRAW_ACTION",
     "MEXICAN_SLOT",
     "NUM_ACTIONS",
+    "OBSERVATION_BOUNDS",
+    "OBSERVATION_HIGH",
     "OBSERVATION_LAYOUT",
+    "OBSERVATION_LOW",
     "OBSERVATION_SIZE",
     "OBSERVATION_SLICES",
     "PASS_ACTION",

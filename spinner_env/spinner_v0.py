@@ -20,7 +20,14 @@ from typing import Any
 
 import numpy as np
 
-from spinner_env.aec import DominoAECEnv, Encoding, layout_slices, make_wrapped
+from spinner_env.aec import (
+    Bound,
+    DominoAECEnv,
+    Encoding,
+    layout_bounds,
+    layout_slices,
+    make_wrapped,
+)
 from spinner_env.match import DRAW, PASS
 from spinner_env.render import render_spinner
 from spinner_env.spinner import (
@@ -32,6 +39,7 @@ from spinner_env.spinner import (
     Place,
     SpinnerRules,
     SpinnerState,
+    tile_points,
 )
 
 MAX_PLAYERS = 8
@@ -66,6 +74,26 @@ OBSERVATION_LAYOUT: tuple[tuple[str, int, str], ...] = (
     ("hand_number", MAX_HANDS, "one-hot hand number (start double 9-h)"),
 )
 OBSERVATION_SLICES, OBSERVATION_SIZE = layout_slices(OBSERVATION_LAYOUT)
+MAX_HAND_POINTS = sum(tile_points(t) for t in ALL_TILES)
+"""No hand holds more points than the whole set (S1.4)."""
+OBSERVATION_BOUNDS: dict[str, tuple[Bound, Bound]] = {
+    "hand": (0, 1),
+    "placed": (0, 1),
+    # Each placement opens at most one end outside the unfilled doubles (S4.3, S4.4).
+    "free_ends": (0, NUM_TILES),
+    "playable_ends": (0, 1),
+    "unfilled": (0, [*[1] * NUM_VALUES, 3] * MAX_UNFILLED),  # a double has 3 arms (S4.4)
+    "hand_sizes": (0, NUM_TILES),
+    "voids": (0, 1),
+    "totals": (0, MAX_HANDS * MAX_HAND_POINTS / 100),
+    "seats": (0, 1),
+    "to_act": (0, 1),
+    "boneyard": (0, NUM_TILES),
+    "drew": (0, 1),
+    "hand_number": (0, 1),
+}
+"""Each part's lowest and highest value as the rules allow (not all are reached in play)."""
+OBSERVATION_LOW, OBSERVATION_HIGH = layout_bounds(OBSERVATION_LAYOUT, OBSERVATION_BOUNDS)
 STATE_SIZE = OBSERVATION_SIZE + MAX_PLAYERS * NUM_TILES + NUM_TILES
 """state(): seat 0's observation, then every seat's hand (absolute seats), then the boneyard."""
 
@@ -88,6 +116,8 @@ class SpinnerEncoding(Encoding):
     obs_size = OBSERVATION_SIZE
     state_size = STATE_SIZE
     num_tiles = NUM_TILES
+    obs_low = OBSERVATION_LOW
+    obs_high = OBSERVATION_HIGH
 
     def __init__(self) -> None:
         super().__init__(ACTIONS, "Spinner")
@@ -187,7 +217,10 @@ __all__ = [
     "ACTIONS",
     "DRAW_ACTION",
     "NUM_ACTIONS",
+    "OBSERVATION_BOUNDS",
+    "OBSERVATION_HIGH",
     "OBSERVATION_LAYOUT",
+    "OBSERVATION_LOW",
     "OBSERVATION_SIZE",
     "OBSERVATION_SLICES",
     "PASS_ACTION",

@@ -9,7 +9,7 @@ tile, so identity, equality and hashing are all cheap in the engines' hot loops.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar, TypeVar
 
@@ -99,6 +99,11 @@ class Tile:
         if self.high == value:
             return self.low
         raise ValueError(f"{self} has no end {self.symbol(value)}")
+
+    def __reduce__(self) -> tuple[Callable[[int, int], Tile], tuple[int, int]]:
+        # Copies and unpickled tiles are the canonical instance: the engines compare
+        # tiles by identity (``tile is DOUBLE_SPINNER``).
+        return type(self).of, (self.low, self.high)
 
     def __str__(self) -> str:
         return f"{self.symbol(self.low)}-{self.symbol(self.high)}"

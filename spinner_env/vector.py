@@ -175,6 +175,14 @@ def _mexican_train_heuristic(opponent: Any, rules: MexicanTrainRules) -> Batched
     return None
 
 
+def _spinner_action_points(rules: SpinnerRules) -> np.ndarray:
+    return ACTION_POINTS
+
+
+def _mexican_train_action_points(rules: MexicanTrainRules) -> np.ndarray:
+    return mexican_train_opponents.action_points(rules.double_blank_50)
+
+
 @dataclass(frozen=True)
 class BatchedGame:
     """What the adapters need of a game's batched engine and its compiled opponents."""
@@ -193,7 +201,7 @@ class BatchedGame:
 SPINNER = BatchedGame(
     BatchedSpinner,
     advance_to_learner,
-    lambda rules: ACTION_POINTS,
+    _spinner_action_points,
     _spinner_heuristic,
     HeuristicPolicy,
     NUM_WEIGHTS,
@@ -201,7 +209,7 @@ SPINNER = BatchedGame(
 MEXICAN_TRAIN = BatchedGame(
     BatchedMexicanTrain,
     mexican_train_opponents.advance_to_learner,
-    lambda rules: mexican_train_opponents.action_points(rules.double_blank_50),
+    _mexican_train_action_points,
     _mexican_train_heuristic,
     MexicanTrainHeuristicPolicy,
     mexican_train_opponents.NUM_WEIGHTS,
@@ -443,9 +451,7 @@ class LearnerBatch:
 
 
 def _spaces(engine: BatchedEngine) -> tuple[spaces.Box, spaces.Discrete]:
-    return spaces.Box(-np.inf, np.inf, (engine.obs_size,), np.float32), spaces.Discrete(
-        engine.num_actions
-    )
+    return engine.encoding.observation_space(), spaces.Discrete(engine.num_actions)
 
 
 def _learner_batch(num_envs: int, rules_class: type, rules: Any, kwargs: Any) -> LearnerBatch:
