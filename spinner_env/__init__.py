@@ -3,9 +3,12 @@
 ``spinner_env.spinner`` is the Spinner rules engine (no RL imports);
 ``spinner_env.spinner_v0`` is its PettingZoo AEC environment;
 ``spinner_env.mexican_train`` and ``spinner_env.mexican_train_v0`` are the same for
-Mexican Train.
+Mexican Train. Importing the package registers the single-agent views
+(:func:`spinner_env.wrappers.single_agent_env`) as the Gymnasium ids
+``spinner_env/Spinner-v0`` and ``spinner_env/MexicanTrain-v0``.
 """
 
+import gymnasium
 from pettingzoo.env_registry.registration import aec_registry, register
 
 from spinner_env import mexican_train_v0, spinner_v0
@@ -17,5 +20,15 @@ if "spinner_env/spinner-v0" not in aec_registry:
 
 if "spinner_env/mexican_train-v0" not in aec_registry:
     register("aec", "spinner_env/mexican_train-v0", entry_point="spinner_env.mexican_train_v0:env")
+
+# Entry points are strings: registering imports nothing beyond the environments.
+for _gym_id, _game in (
+    ("spinner_env/Spinner-v0", "spinner"),
+    ("spinner_env/MexicanTrain-v0", "mexican_train"),
+):
+    if _gym_id not in gymnasium.registry:
+        gymnasium.register(
+            _gym_id, entry_point="spinner_env.wrappers:single_agent_env", kwargs={"game": _game}
+        )
 
 __all__ = ["mexican_train_v0", "spinner_v0"]

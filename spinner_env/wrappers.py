@@ -31,6 +31,7 @@ their rewards still reach the learner. Off by default: the env gives every turn.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import gymnasium
@@ -38,7 +39,8 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from spinner_env.aec import action_id, checked_seed
+from spinner_env import mexican_train_v0, spinner_v0
+from spinner_env.aec import Encoding, action_id, check_choice, checked_seed
 
 
 class Opponent(Protocol):
@@ -51,8 +53,21 @@ class Opponent(Protocol):
     def seed(self, seed: int | None) -> None: ...
 
 
+Observation = np.ndarray | dict[str, np.ndarray]
+"""The observation vector, or with ``dict_observation`` the AEC env's dict."""
+
 OpponentSampler = Callable[[np.random.Generator, int], Sequence[Opponent]]
 """``sampler(rng, count)``: the opponents of one episode, one per other seat in seat order."""
+
+
+@dataclass(frozen=True)
+class FixedOpponents:
+    """The same opponents every episode: an :data:`OpponentSampler` that pickles."""
+
+    opponents: tuple[Opponent, ...]
+
+    def __call__(self, rng: np.random.Generator, count: int) -> Sequence[Opponent]:
+        return self.opponents
 
 
 class SingleAgentEnv(gymnasium.Env):
@@ -68,6 +83,11 @@ class SingleAgentEnv(gymnasium.Env):
         skip_forced: play the learner's single-option turns for it (see module docstring).
         illegal_reward: an action outside the mask ends the episode with this reward (so
             that unmasked code cannot corrupt a game; MaskablePPO never does it).
+        dict_observation: observations are ``{"observation", "action_mask"}`` dicts, as
+            the AEC environment gives them, rather than the vector alone.
+
+    The learner's legal actions are ``action_masks()`` (booleans) and also
+    ``info["action_mask"]`` after every reset and step.
     """
 
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
@@ -79,6 +99,7 @@ class SingleAgentEnv(gymnasium.Env):
         learner_seat: int | None = None,
         skip_forced: bool = False,
         illegal_reward: float = -1.0,
+        dict_observation: bool = False,
     ) -> None:
         super().__init__()
         self.illegal_reward = illegal_reward
@@ -91,8 +112,9 @@ class SingleAgentEnv(gymnasium.Env):
         self.fixed_seat = learner_seat
         self.skip_forced = skip_forced
         self._sampler = self._as_sampler(opponents)
-        spaces_of = self.aec.observation_space(self.agents[0])
-        self.observation_space = spaces_of["observation"]
+        self.dict_observation = dict_observation
+        aec_space = self.aec.observation_space(self.agents[0])
+        self.observation_space = aec_space if dict_observation else aec_space["observation"]
         self.action_space = self.aec.action_space(self.agents[0])
         assert isinstance(self.action_space, spaces.Discrete)
         self.render_mode = self.raw.render_mode
@@ -104,18 +126,18 @@ class SingleAgentEnv(gymnasium.Env):
 
     def _as_sampler(self, opponents: Any) -> OpponentSampler:
         if callable(getattr(opponents, "act", None)):
-            return lambda rng, count: [opponents] * count
+            return FixedOpponents((opponents,) * (self.num_players - 1))
         if callable(opponents):
             return opponents
-        fixed = list(opponents)
+        fixed = tuple(opponents)
         if len(fixed) != self.num_players - 1:
             raise ValueError(f"{len(fixed)} opponents given for {self.num_players - 1} seats")
-        return lambda rng, count: fixed
+        return FixedOpponents(fixed)
 
     # ----------------------------------------------------------------- the API
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[np.ndarray, dict[str, Any]]:
+    ) -> tuple[Observation, dict[str, Any]]:
         seed = checked_seed(seed)
         super().reset(seed=seed)
         if seed is not None:
@@ -139,7 +161,7 @@ class SingleAgentEnv(gymnasium.Env):
                 break
         return self._observe(), self._info()
 
-    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+    def step(self, action: int) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
         if self._over():
             raise RuntimeError("step() after the episode ended: call reset()")
         action = action_id(action)
@@ -192,12 +214,62 @@ class SingleAgentEnv(gymnasium.Env):
                 reward += self._play(action)
         return reward
 
-    def _observe(self) -> np.ndarray:
+    def _observe(self) -> Observation:
         obs = self.aec.observe(self.learner)
         self._mask = obs["action_mask"].astype(bool)
-        return obs["observation"]
+        return obs if self.dict_observation else obs["observation"]
 
     def _info(self) -> dict[str, Any]:
         info = dict(self.aec.infos.get(self.learner, {}))
         info["learner_seat"] = self.agents.index(self.learner)
+        info["action_mask"] = self.action_masks()
         return info
+
+
+GAMES: dict[str, Callable[..., AECEnv]] = {
+    "spinner": spinner_v0.raw_env,
+    "mexican_train": mexican_train_v0.raw_env,
+}
+"""Each game's raw AEC environment, by the name :func:`single_agent_env` takes."""
+
+
+def single_agent_env(
+    game: str,
+    opponents: str | Sequence[str] | Opponent | Sequence[Opponent] | OpponentSampler = "random",
+    learner_seat: int | None = None,
+    skip_forced: bool = False,
+    illegal_reward: float = -1.0,
+    dict_observation: bool = False,
+    **env_kwargs: Any,
+) -> SingleAgentEnv:
+    """A :class:`SingleAgentEnv` of ``game`` (a key of :data:`GAMES`) built from the game's
+    ``raw_env`` arguments (``env_kwargs``): what ``gym.make("spinner_env/Spinner-v0")``
+    and ``gym.make("spinner_env/MexicanTrain-v0")`` call.
+
+    ``opponents`` may also name agents as ``agents.make_agent`` reads them
+    (``"random"``, ``"greedy"``, ``"heuristic"``, ``"checkpoint"`` or a policy file), one
+    name for every other seat or a list of one per seat.
+    """
+    check_choice("game", game, list(GAMES))
+    aec_env = GAMES[game](**env_kwargs)
+    if isinstance(opponents, str):
+        opponents = _named_opponent(opponents, aec_env.encoding)
+    elif isinstance(opponents, (list, tuple)):
+        opponents = [
+            _named_opponent(o, aec_env.encoding) if isinstance(o, str) else o for o in opponents
+        ]
+    return SingleAgentEnv(
+        aec_env,
+        opponents,
+        learner_seat=learner_seat,
+        skip_forced=skip_forced,
+        illegal_reward=illegal_reward,
+        dict_observation=dict_observation,
+    )
+
+
+def _named_opponent(spec: str, encoding: Encoding) -> Opponent:
+    # Imported here: the agents (and torch, for trained ones) load only when named.
+    from agents import make_agent
+
+    return make_agent(spec, encoding=encoding)
