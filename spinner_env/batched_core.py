@@ -155,6 +155,22 @@ def _kth_legal(mask: np.ndarray, k: int) -> int:
 
 
 @njit(cache=True)
+def next_uniform(rng_state: np.ndarray) -> float:
+    """A draw in [0, 1) from the splitmix64 generator whose state is ``rng_state[0]``.
+
+    The compiled random opponents draw from this rather than numba's ``np.random``,
+    which is one per process: a batch that owns its generator's state in an array
+    carries it into its copies and pickles, which then replay its future exactly.
+    """
+    rng_state[0] += np.uint64(0x9E3779B97F4A7C15)
+    z = rng_state[0]
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    return (z >> np.uint64(11)) * (1.0 / 2.0**53)
+
+
+@njit(cache=True)
 def sample_legal(mask: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
     """One uniformly random legal action per row of ``mask``, chosen by ``uniforms`` in [0, 1)."""
     actions = np.empty(mask.shape[0], np.int64)
@@ -274,5 +290,6 @@ __all__ = [
     "LEARNER_DRAW",
     "BatchStep",
     "BatchedEngine",
+    "next_uniform",
     "sample_legal",
 ]

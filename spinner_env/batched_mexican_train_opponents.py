@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from spinner_env.batched_core import BatchStep, _kth_legal, _legal_count
+from spinner_env.batched_core import BatchStep, _kth_legal, _legal_count, next_uniform
 from spinner_env.batched_mexican_train import (
     _DOUBLE_BLANK,
     _DOUBLE_BLANK_50,
@@ -239,6 +239,7 @@ def advance_to_learner(
     out: BatchStep,
     seat_kind: np.ndarray,
     heuristic_weights: np.ndarray,
+    rng_state: np.ndarray,
     skip_forced: bool,
     learner_reward: np.ndarray,
     ended: np.ndarray,
@@ -261,7 +262,7 @@ def advance_to_learner(
             elif seat == game.learner:
                 break
             elif kind == OPPONENT_RANDOM:
-                action = _kth_legal(mask, int(np.random.random() * legal))
+                action = _kth_legal(mask, int(next_uniform(rng_state) * legal))
             elif kind == OPPONENT_GREEDY:  # the heaviest tile, the lowest id among equals
                 action = -1
                 best = -1

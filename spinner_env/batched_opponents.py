@@ -22,7 +22,7 @@ from spinner_env.batched import (
     _observe,
     _play,
 )
-from spinner_env.batched_core import BatchStep, _kth_legal, _legal_count
+from spinner_env.batched_core import BatchStep, _kth_legal, _legal_count, next_uniform
 from spinner_env.batched_heuristic import heuristic_action
 from spinner_env.numba_cache import drop_stale_cache
 from spinner_env.spinner_v0 import NUM_ACTIONS
@@ -41,12 +41,6 @@ ACTION_POINTS[ACTION_TILE >= 0] = TILE_POINTS[ACTION_TILE[ACTION_TILE >= 0]]
 
 
 @njit(cache=True)
-def seed_compiled_rng(seed: int) -> None:
-    """Seed the generator the random opponents of :func:`advance_to_learner` draw from."""
-    np.random.seed(seed)
-
-
-@njit(cache=True)
 def advance_to_learner(
     games: np.ndarray,
     p: Params,
@@ -54,6 +48,7 @@ def advance_to_learner(
     out: BatchStep,
     seat_kind: np.ndarray,
     heuristic_weights: np.ndarray,
+    rng_state: np.ndarray,
     skip_forced: bool,
     learner_reward: np.ndarray,
     ended: np.ndarray,
@@ -62,7 +57,8 @@ def advance_to_learner(
     """Play every game on until its learner seat has a decision, with compiled opponents.
 
     ``seat_kind[b, seat]`` is the ``OPPONENT_*`` kind of each seat; ``heuristic_weights``
-    (k, ``NUM_WEIGHTS``) holds the weight sets of the heuristic kinds. A game stops early
+    (k, ``NUM_WEIGHTS``) holds the weight sets of the heuristic kinds; random seats draw
+    from the generator state ``rng_state`` (:func:`next_uniform`). A game stops early
     where a seat of kind ``OPPONENT_EXTERNAL`` is to choose, or where an episode ended
     (its next one needs opponents). Single-option turns are played for anyone (the
     learner's only with ``skip_forced``). Until a game's ``ended`` is set the learner
@@ -82,7 +78,7 @@ def advance_to_learner(
             elif seat == game.learner:
                 break
             elif kind == OPPONENT_RANDOM:
-                action = _kth_legal(mask, int(np.random.random() * legal))
+                action = _kth_legal(mask, int(next_uniform(rng_state) * legal))
             elif kind == OPPONENT_GREEDY:
                 action = -1
                 for a in range(NUM_ACTIONS):
@@ -117,5 +113,4 @@ __all__ = [
     "OPPONENT_HEURISTIC",
     "OPPONENT_RANDOM",
     "advance_to_learner",
-    "seed_compiled_rng",
 ]

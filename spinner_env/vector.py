@@ -55,7 +55,6 @@ from spinner_env.batched_opponents import (
     OPPONENT_HEURISTIC,
     OPPONENT_RANDOM,
     advance_to_learner,
-    seed_compiled_rng,
 )
 from spinner_env.mexican_train import MexicanTrainRules
 from spinner_env.spinner import SpinnerRules
@@ -300,6 +299,7 @@ class LearnerBatch:
         self._policy_index: dict[int, tuple[int, Any]] = {}
         self._sampler: OpponentSampler | None = None
         self.rng = np.random.default_rng()
+        self._compiled_rng = np.zeros(1, np.uint64)  # the compiled random opponents' state
         if callable(opponents) and not callable(getattr(opponents, "act_batch", None)):
             self._sampler = opponents
         else:
@@ -327,7 +327,7 @@ class LearnerBatch:
         if seed is None:
             seed = int(np.random.default_rng().integers(2**62))
         self.rng = np.random.default_rng(seed)
-        seed_compiled_rng(int(self.rng.integers(2**31)))
+        self._compiled_rng[0] = self.rng.integers(2**63)
         for policy in self._policies:
             self._seed_policy(policy)
         self.engine.reset(seed)
@@ -376,6 +376,7 @@ class LearnerBatch:
                 engine.out,
                 self._seat_kind,
                 self.heuristic_weights,
+                self._compiled_rng,
                 self.skip_forced,
                 self.rewards,
                 self.dones,

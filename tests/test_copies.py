@@ -186,10 +186,9 @@ def step_vector(env: Any, rng: np.random.Generator, steps: int) -> list[Any]:
         (MexicanTrainVecEnv, MexicanTrainRules(num_players=4, num_rounds=2)),
     ],
 )
-def test_a_batched_copy_plays_on_exactly_as_the_original(vector_env, rules):
-    # Compiled heuristic opponents: the compiled random opponents draw from numba's
-    # process-wide generator, which no copy carries (see the README).
-    env = vector_env(4, rules, opponents="heuristic", learner_seat=None)
+@pytest.mark.parametrize("opponents", ["random", "heuristic"])
+def test_a_batched_copy_plays_on_exactly_as_the_original(vector_env, rules, opponents):
+    env = vector_env(4, rules, opponents=opponents)
     if isinstance(env, BatchedVecEnv):
         env.seed(7)
         env.reset()
