@@ -139,6 +139,7 @@ ENVIRONMENT_ONLY = """
 import sys
 import spinner_env
 from spinner_env import mexican_train_v0, spinner_v0
+from spinner_env.wrappers import SingleAgentEnv
 for module in (spinner_v0, mexican_train_v0):
     env = module.env(num_players=3)
     env.reset(seed=0)
