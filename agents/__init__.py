@@ -1,9 +1,11 @@
 """Agents for the suite's games, all behind one interface (:class:`agents.base.Agent`).
 
 ``make_agent(spec)`` builds one from a name (``random``, ``greedy``, ``heuristic``),
-``checkpoint`` (the committed 2-player Spinner policy, ``checkpoints/spinner_2p.safetensors``)
-or the path of a policy file from ``train.ppo`` (the safe format of :mod:`agents.policy`;
-Stable-Baselines3 pickles load only through ``PolicyAgent.load_trusted_sb3``).
+``checkpoint`` (the committed 2-player Spinner policy, ``checkpoints/spinner_2p.safetensors``),
+the path of a policy file from ``train.ppo`` (the safe format of :mod:`agents.policy`;
+Stable-Baselines3 pickles load only through ``PolicyAgent.load_trusted_sb3``), or a search
+player with options, ``name:key=value,key=value`` (``ismcts:time=0.1``,
+``pimc:determinizations=20,rollout=random``; see :mod:`agents.search`).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from pathlib import Path
 from agents.base import Agent, GameView, legal_actions
 from agents.baselines import GreedyAgent, RandomAgent
 from agents.heuristic import HeuristicAgent, HeuristicWeights
+from agents.search import SEARCH_AGENTS, ISMCTSAgent, PIMCAgent, make_search_agent
 from spinner_env.aec import Encoding
 
 BASELINES: dict[str, type[Agent]] = {
@@ -26,19 +29,36 @@ DEFAULT_CHECKPOINT = Path(__file__).parent / "checkpoints" / "spinner_2p.safeten
 
 
 def make_agent(spec: str, seed: int | None = None, encoding: Encoding | None = None) -> Agent:
-    """An agent from a baseline name, ``checkpoint`` (the committed one) or a policy file;
-    given the game's ``encoding``, a policy made for another game is refused here."""
+    """An agent from a baseline name, ``checkpoint`` (the committed one), a policy file, or a
+    search player's ``name:key=value,...``; given the game's ``encoding``, a policy made for
+    another game is refused here."""
     if spec in BASELINES:
         return BASELINES[spec](seed=seed)
+    name, _, options = spec.partition(":")
+    if name in SEARCH_AGENTS:
+        return make_search_agent(name, parse_options(name, options), seed)
     path = DEFAULT_CHECKPOINT if spec == "checkpoint" else Path(spec)
     if not path.is_file():
         raise ValueError(
             f"unknown agent {spec!r}: not one of {', '.join(BASELINES)}, 'checkpoint', "
-            "or a checkpoint file"
+            f"{', '.join(SEARCH_AGENTS)} (with :key=value options), or a checkpoint file"
         )
     from agents.policy import PolicyAgent  # torch is only needed for trained agents
 
     return PolicyAgent.load(path, encoding, seed=seed)
+
+
+def parse_options(name: str, text: str) -> dict[str, str]:
+    """``key=value,key=value`` as a dict; ValueError for an item that is not one."""
+    options: dict[str, str] = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        key, sep, value = (part.strip() for part in item.partition("="))
+        if not sep or not key or not value:
+            raise ValueError(f"{name} option {item!r} is not key=value")
+        if key in options:
+            raise ValueError(f"{name} option {key!r} is given twice")
+        options[key] = value
+    return options
 
 
 __all__ = [
@@ -49,7 +69,10 @@ __all__ = [
     "GreedyAgent",
     "HeuristicAgent",
     "HeuristicWeights",
+    "ISMCTSAgent",
+    "PIMCAgent",
     "RandomAgent",
     "legal_actions",
     "make_agent",
+    "parse_options",
 ]

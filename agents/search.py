@@ -1,0 +1,330 @@
+"""Search players: perfect-information Monte Carlo (PIMC) and information-set MCTS (ISMCTS).
+
+Both see what their seat sees and nothing more: the engine view gives them the public
+record and their own hand, and every look ahead plays on a *determinization*, the real
+position with the hidden tiles dealt afresh by :class:`spinner_env.belief.Belief`
+(uniform over the deals consistent with hand sizes and voids, with a fresh seed for the
+later hands). Any game of the suite, 2 to 8 players.
+
+- **PIMC** (:class:`PIMCAgent`): for each determinization, every legal move is played and
+  then rolled out to the end by the rollout policy (the same determinization and rollout
+  seed for every move, so moves are compared on equal luck); the best mean score wins.
+- **ISMCTS** (:class:`ISMCTSAgent`): single-observer information-set MCTS (Cowling,
+  Powley and Whitehouse 2012, "Information Set Monte Carlo Tree Search", IEEE TCIAIG
+  4(2)). One tree for the deciding seat, whose nodes are move sequences; each iteration
+  samples one determinization and descends it, choosing among the children whose move is
+  legal in that determinization by UCB1 with *availability counts* (a child's "parent
+  visits" are the times it was available, not the parent's visits); at the first move
+  not yet in the tree it adds one child, rolls out, and every seat's node on the path is
+  credited with that seat's score. The move played is the root child visited most.
+
+Rollouts play the determinization to the end of the hand (``score=points``: each seat
+scores its hand point difference, S7 / M6.2, as ``hand_score_difference``) or of the match
+(``score=match``: the zero-sum match outcome, S7.2 / M6.3) with ``random`` moves, or any
+agent ``make_agent`` builds (``greedy``, ``heuristic``, ``checkpoint`` or a policy file).
+
+**Budgets.** ``iterations`` (PIMC: ``determinizations``) is exact and reproducible: the
+agent's seed fixes every sample. ``time`` (seconds per decision) stops at the first
+iteration boundary past the budget, but always completes at least one iteration per legal
+move (PIMC: one determinization, which rolls out every move; ISMCTS: one iteration per
+root move, so each is tried once), so a decision never rests on moves it has not tried;
+a slow position can therefore overrun a small budget. Budgets below
+:data:`MIN_TIME` (the cost of about one iteration, measured by ``bench/bench_search.py``)
+are refused. Time mode is not reproducible: how many iterations fit depends on the
+machine.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+import typing
+from abc import abstractmethod
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields
+from typing import Any
+
+import numpy as np
+
+from agents.base import Agent, EngineView, GameView
+from spinner_env.aec import Encoding, hand_score_difference, zero_sum_outcome
+from spinner_env.belief import Belief
+from spinner_env.match import MatchState
+
+SCORES = ("points", "match")
+NONE = type(None)
+MIN_TIME = 0.002
+"""Seconds: about one iteration (a determinization and a heuristic rollout of a 2-player
+Spinner hand from its start takes 1-3 ms on the reference engine); smaller time budgets
+could not finish one and are refused."""
+
+Policy = Callable[[MatchState, list[Any], random.Random], Any]
+"""A rollout policy: a legal move (of two or more) for the seat to act."""
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    """Options shared by both search players; see the module docstring."""
+
+    iterations: int | None = None
+    time: float | None = None
+    rollout: str = "heuristic"
+    score: str = "points"
+
+    DEFAULT_ITERATIONS: typing.ClassVar[int] = 400
+
+    def __post_init__(self) -> None:
+        if self.iterations is not None and self.time is not None:
+            raise ValueError("give an iteration budget or a time budget, not both")
+        if self.iterations is not None and self.iterations <= 0:
+            raise ValueError(f"the iteration budget must be positive, got {self.iterations}")
+        if self.time is not None and self.time <= 0:
+            raise ValueError(f"the time budget must be positive, got {self.time}")
+        if self.time is not None and self.time < MIN_TIME:
+            raise ValueError(
+                f"a time budget of {self.time} s is too small to finish one iteration "
+                f"(about {MIN_TIME} s); give at least {MIN_TIME}"
+            )
+        if self.score not in SCORES:
+            raise ValueError(f"score must be one of {', '.join(SCORES)}, got {self.score!r}")
+
+    @property
+    def budget(self) -> int:
+        """The iteration budget (the default when neither budget is given)."""
+        return self.iterations if self.iterations is not None else self.DEFAULT_ITERATIONS
+
+    @classmethod
+    def parse(cls, options: Mapping[str, str]) -> SearchOptions:
+        """Options from ``key=value`` strings (``make_agent``'s ``name:key=value,...``),
+        each converted to its field's type; ValueError names an unknown key or bad value."""
+        hints = typing.get_type_hints(cls)
+        known = {f.name: f for f in fields(cls)}
+        values: dict[str, Any] = {}
+        for key, text in options.items():
+            if key not in known:
+                raise ValueError(
+                    f"unknown option {key!r} for {cls.NAME}: it takes {', '.join(known)}"
+                )
+            kind = next(t for t in typing.get_args(hints[key]) or (hints[key],) if t is not NONE)
+            try:
+                values[key] = kind(text)
+            except ValueError:
+                raise ValueError(
+                    f"option {key}={text!r} for {cls.NAME} is not {kind.__name__}"
+                ) from None
+        return cls(**values)
+
+    NAME: typing.ClassVar[str] = "search"
+
+
+@dataclass(frozen=True)
+class PIMCOptions(SearchOptions):
+    """``iterations`` counts determinizations (alias ``determinizations``)."""
+
+    DEFAULT_ITERATIONS: typing.ClassVar[int] = 20
+    NAME: typing.ClassVar[str] = "pimc"
+
+    @classmethod
+    def parse(cls, options: Mapping[str, str]) -> SearchOptions:
+        renamed = dict(options)
+        if "determinizations" in renamed:
+            if "iterations" in renamed:
+                raise ValueError("pimc: give determinizations or iterations, not both")
+            renamed["iterations"] = renamed.pop("determinizations")
+        return super().parse(renamed)
+
+
+@dataclass(frozen=True)
+class ISMCTSOptions(SearchOptions):
+    """``exploration``: the UCB1 constant, in units of the score (points / 100)."""
+
+    exploration: float = 0.5
+    NAME: typing.ClassVar[str] = "ismcts"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.exploration < 0:
+            raise ValueError(f"exploration must be 0 or more, got {self.exploration}")
+
+
+class SearchAgent(Agent):
+    """What both search players share: options, budget, rollouts (module docstring)."""
+
+    needs_view = True
+    needs_observation = False
+    OPTIONS: type[SearchOptions] = SearchOptions
+
+    def __init__(
+        self, options: SearchOptions | None = None, seed: int | None = None, name: str = ""
+    ) -> None:
+        super().__init__(seed)
+        self.options = options or self.OPTIONS()
+        self.name = name or self.OPTIONS.NAME
+        self._rollout_agent: Agent | None = None
+        if self.options.rollout != "random":
+            from agents import make_agent  # agents/__init__ imports this module
+
+            self._rollout_agent = make_agent(self.options.rollout)
+
+    def _policy(self, encoding: Encoding, rng: random.Random) -> Policy:
+        agent = self._rollout_agent
+        if agent is None:
+            return lambda state, legal, rng: legal[rng.randrange(len(legal))]
+        agent.seed(rng.getrandbits(64))
+        mask = np.zeros(encoding.num_actions, np.int8)
+
+        def play(state: MatchState, legal: list[Any], rng: random.Random) -> Any:
+            mask[:] = 0
+            mask[[encoding.action_of(m) for m in legal]] = 1
+            obs = encoding.observation(state, state.current) if agent.needs_observation else None
+            return encoding.move_of(agent.act(obs, mask, GameView(state, encoding)))
+
+        return play
+
+    def _rollout(self, world: MatchState, policy: Policy, rng: random.Random) -> list[float]:
+        """Every seat's score once ``world`` is played to the end of the hand (or match)."""
+        while True:
+            while not world.hand_over:
+                legal = world.legal_moves()
+                world.play_legal(legal[0] if len(legal) == 1 else policy(world, legal, rng))
+            if self.options.score == "points":
+                return hand_score_difference(world.results[-1].points)
+            if world.match_over:
+                return zero_sum_outcome(world.totals)
+            world.start_next_hand()
+
+    def _running(self, done: int, started: float, minimum: int) -> bool:
+        """Whether to start another iteration, ``done`` finished since ``started``."""
+        if self.options.time is None:
+            return done < self.options.budget
+        return done < minimum or time.perf_counter() - started < self.options.time
+
+    def choose(
+        self, observation: np.ndarray | None, legal: np.ndarray, view: EngineView | None
+    ) -> int:
+        view = self._view(view)
+        moves = [view.encoding.move_of(int(a)) for a in legal]
+        rng = random.Random(int(self.rng.integers(2**63)))
+        best = self.search(view.game, moves, self._policy(view.encoding, rng), rng)
+        return int(legal[best])
+
+    @abstractmethod
+    def search(self, game: MatchState, moves: list[Any], policy: Policy, rng: random.Random) -> int:
+        """The index in ``moves`` (the legal moves of the seat to act) to play."""
+
+
+class PIMCAgent(SearchAgent):
+    """Perfect-information Monte Carlo: the best mean rollout score over determinizations."""
+
+    OPTIONS = PIMCOptions
+
+    def search(self, game: MatchState, moves: list[Any], policy: Policy, rng: random.Random) -> int:
+        me = game.current
+        belief = Belief(game)
+        totals = [0.0] * len(moves)
+        started = time.perf_counter()
+        done = 0
+        while self._running(done, started, minimum=1):
+            world = belief.determinize(rng)
+            rollout_seed = rng.getrandbits(64)
+            for k, move in enumerate(moves):
+                after = world.copy()
+                after.play_legal(move)
+                totals[k] += self._rollout(after, policy, random.Random(rollout_seed))[me]
+            done += 1
+        return max(range(len(moves)), key=totals.__getitem__)
+
+
+class _Node:
+    """A move sequence from the root: how often it was visited and available, and the
+    summed score of the seat that made its last move."""
+
+    __slots__ = ("available", "children", "score", "visits")
+
+    def __init__(self) -> None:
+        self.children: dict[Any, _Node] = {}
+        self.visits = 0
+        self.available = 0
+        self.score = 0.0
+
+
+class ISMCTSAgent(SearchAgent):
+    """Single-observer ISMCTS with one determinization per iteration (module docstring)."""
+
+    OPTIONS = ISMCTSOptions
+
+    def search(self, game: MatchState, moves: list[Any], policy: Policy, rng: random.Random) -> int:
+        belief = Belief(game)
+        root = _Node()
+        started = time.perf_counter()
+        done = 0
+        while self._running(done, started, minimum=len(moves)):
+            self._iterate(root, belief.determinize(rng), policy, rng)
+            done += 1
+        visits = [root.children[m].visits if m in root.children else 0 for m in moves]
+        return max(range(len(moves)), key=visits.__getitem__)
+
+    def _iterate(self, root: _Node, world: MatchState, policy: Policy, rng: random.Random) -> None:
+        """One iteration on one determinization: select, expand one node, roll out, credit."""
+        assert isinstance(self.options, ISMCTSOptions)
+        exploration = self.options.exploration
+        node = root
+        path: list[tuple[_Node, int]] = []
+        while not world.hand_over:
+            legal = world.legal_moves()
+            seat = world.current
+            children = node.children
+            untried = [m for m in legal if m not in children]
+            for move in legal:
+                if move in children:
+                    children[move].available += 1
+            if len(legal) == 1:
+                move = legal[0]  # forced: not a decision, so it does not end the descent
+            elif untried:
+                move = untried[rng.randrange(len(untried))]
+            else:
+                move = max(legal, key=lambda m: _ucb(children[m], exploration))
+            child = children.get(move)
+            if child is None:
+                child = children[move] = _Node()
+                child.available = 1
+            world.play_legal(move)
+            path.append((child, seat))
+            node = child
+            if child.visits == 0 and len(legal) > 1:
+                break  # the one node this iteration adds
+        scores = self._rollout(world, policy, rng)
+        for child, seat in path:
+            child.visits += 1
+            child.score += scores[seat]
+
+
+def _ucb(node: _Node, exploration: float) -> float:
+    """UCB1 with the availability count in place of the parent's visits."""
+    return node.score / node.visits + exploration * math.sqrt(
+        math.log(node.available) / node.visits
+    )
+
+
+SEARCH_AGENTS: dict[str, type[SearchAgent]] = {"pimc": PIMCAgent, "ismcts": ISMCTSAgent}
+
+
+def make_search_agent(name: str, options: Mapping[str, str], seed: int | None = None) -> Agent:
+    """``pimc`` or ``ismcts`` with ``key=value`` options (ValueError for unknown ones)."""
+    cls = SEARCH_AGENTS[name]
+    label = name + (":" + ",".join(f"{k}={v}" for k, v in options.items()) if options else "")
+    return cls(cls.OPTIONS.parse(options), seed=seed, name=label)
+
+
+__all__ = [
+    "MIN_TIME",
+    "SEARCH_AGENTS",
+    "ISMCTSAgent",
+    "ISMCTSOptions",
+    "PIMCAgent",
+    "PIMCOptions",
+    "SearchAgent",
+    "SearchOptions",
+    "make_search_agent",
+]
