@@ -1,0 +1,156 @@
+"""The search players (``agents.search``): options, reproducibility, hidden information,
+the ISMCTS tree's bookkeeping, and whole matches through ``train.evaluate``."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from agents import make_agent
+from agents.base import GameView
+from agents.search import MIN_TIME, ISMCTSAgent, PIMCAgent, _Node
+from spinner_env.belief import Belief
+from spinner_env.match import MatchState
+from spinner_env.spinner import SpinnerState
+from train.evaluate import tournament
+from train.games import game_spec
+
+
+def decision(game: str, num_players: int, seed: int) -> tuple[MatchState, np.ndarray]:
+    """The first position of a seeded match where the seat to act has a choice, reached by
+    random moves, and its legal action ids."""
+    spec = game_spec(game)
+    state = spec.new_state(num_players, seed)
+    rng = random.Random(seed)
+    while True:
+        legal = state.legal_moves()
+        if len(legal) > 1 and rng.random() < 0.3:
+            ids = sorted(spec.encoding.action_of(m) for m in legal)
+            return state, np.array(ids)
+        state.play_legal(rng.choice(legal))
+
+
+def choose(agent_spec: str, state: MatchState, legal: np.ndarray, seed: int) -> int:
+    agent = make_agent(agent_spec, seed=seed)
+    encoding = game_spec("spinner" if isinstance(state, SpinnerState) else "mexican_train").encoding
+    return agent.choose(None, legal, GameView(state, encoding))
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("ismcts:iterations=0", "must be positive"),
+        ("pimc:determinizations=-3", "must be positive"),
+        ("ismcts:time=0", "must be positive"),
+        ("ismcts:time=0.0001", "too small to finish one iteration"),
+        ("ismcts:budget=3", "unknown option 'budget' for ismcts"),
+        ("pimc:exploration=1", "unknown option 'exploration' for pimc"),
+        ("ismcts:iterations=ten", "not int"),
+        ("ismcts:iterations", "not key=value"),
+        ("ismcts:iterations=5,iterations=6", "given twice"),
+        ("ismcts:iterations=5,time=0.1", "not both"),
+        ("ismcts:score=wins", "score must be one of"),
+        ("ismcts:rollout=nobody", "unknown agent 'nobody'"),
+        ("mcts:iterations=5", "unknown agent"),
+    ],
+)
+def test_bad_options_are_value_errors_that_say_what_is_wrong(spec: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        make_agent(spec)
+
+
+def test_options_reach_the_agent() -> None:
+    agent = make_agent("ismcts:iterations=30,rollout=random,exploration=0.25,score=match")
+    assert isinstance(agent, ISMCTSAgent)
+    assert agent.name == "ismcts:iterations=30,rollout=random,exploration=0.25,score=match"
+    assert (agent.options.budget, agent.options.rollout) == (30, "random")
+    assert (agent.options.exploration, agent.options.score) == (0.25, "match")
+    pimc = make_agent("pimc:determinizations=7")
+    assert isinstance(pimc, PIMCAgent) and pimc.options.budget == 7
+    assert make_agent(f"pimc:time={MIN_TIME}").options.time == MIN_TIME
+
+
+@pytest.mark.parametrize("spec", ["ismcts:iterations=30", "pimc:determinizations=3"])
+@pytest.mark.parametrize(("game", "num_players"), [("spinner", 2), ("mexican_train", 3)])
+def test_iteration_mode_replays_and_reads_no_hidden_information(
+    spec: str, game: str, num_players: int
+) -> None:
+    """Same seed, same decision; and the same decision again in a position that differs
+    only in what the seat cannot see (another consistent deal and another match seed)."""
+    state, legal = decision(game, num_players, seed=4)
+    first = choose(spec, state, legal, seed=1)
+    assert choose(spec, state, legal, seed=1) == first
+    assert first in legal
+    for redeal in range(3):
+        other = Belief(state).determinize(random.Random(redeal))
+        assert other.hands != state.hands or other.boneyard != state.boneyard
+        assert choose(spec, other, legal, seed=1) == first
+
+
+def test_ismcts_tree_counts_visits_and_availability() -> None:
+    """Cowling et al.: every iteration visits one root child; a child was available at
+    least as often as it was visited; the root's children are exactly the legal moves."""
+    state, legal = decision("spinner", 2, seed=2)
+    agent = make_agent("ismcts:iterations=80,rollout=random", seed=0)
+    assert isinstance(agent, ISMCTSAgent)
+    encoding = game_spec("spinner").encoding
+    moves = [encoding.move_of(int(a)) for a in legal]
+    root = _Node()
+    rng = random.Random(0)
+    belief = Belief(state)
+    policy = agent._policy(encoding, rng)
+    for _ in range(80):
+        agent._iterate(root, belief.determinize(rng), policy, rng)
+    assert set(root.children) == set(moves)
+    assert sum(c.visits for c in root.children.values()) == 80
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        for child in node.children.values():
+            assert 1 <= child.visits <= child.available
+            assert sum(g.visits for g in child.children.values()) <= child.visits
+            stack.append(child)
+
+
+def test_time_mode_tries_every_move_at_least_once() -> None:
+    state, legal = decision("spinner", 2, seed=6)
+    agent = make_agent(f"ismcts:time={MIN_TIME},rollout=heuristic", seed=0)
+    encoding = game_spec("spinner").encoding
+    counted: list[int] = []
+    original = agent._iterate
+
+    def counting(*args: object) -> None:
+        counted.append(1)
+        original(*args)  # type: ignore[arg-type]
+
+    agent._iterate = counting  # type: ignore[method-assign]
+    agent.choose(None, legal, GameView(state, encoding))
+    assert len(counted) >= len(legal)
+
+
+@pytest.mark.parametrize(
+    ("game", "num_players"), [("spinner", 2), ("spinner", 4), ("mexican_train", 2)]
+)
+def test_whole_matches_through_the_evaluator(game: str, num_players: int) -> None:
+    rules = {"num_hands": 1} if game == "spinner" else {"num_rounds": 1}
+    agents = [
+        make_agent("ismcts:iterations=4,rollout=random"),
+        make_agent("pimc:determinizations=1,rollout=greedy"),
+        *(make_agent("random") for _ in range(num_players - 2)),
+    ]
+    report = tournament(
+        agents, num_players, matches=num_players, seed=3, game=game, rules=rules, progress=False
+    )
+    assert report.matches == num_players
+    assert set(report.agents) >= {
+        "ismcts:iterations=4,rollout=random",
+        "pimc:determinizations=1,rollout=greedy",
+    }
+
+
+def test_a_policy_checkpoint_can_roll_out() -> None:
+    """The rollout policy may be any agent, a trained one reading observations included."""
+    state, legal = decision("spinner", 2, seed=5)
+    assert choose("pimc:determinizations=1,rollout=checkpoint", state, legal, seed=0) in legal
