@@ -73,14 +73,15 @@ class SearchOptions:
     score: str = "points"
 
     DEFAULT_ITERATIONS: typing.ClassVar[int] = 400
+    NAME: typing.ClassVar[str] = "search"
 
     def __post_init__(self) -> None:
         if self.iterations is not None and self.time is not None:
             raise ValueError("give an iteration budget or a time budget, not both")
         if self.iterations is not None and self.iterations <= 0:
             raise ValueError(f"the iteration budget must be positive, got {self.iterations}")
-        if self.time is not None and self.time <= 0:
-            raise ValueError(f"the time budget must be positive, got {self.time}")
+        if self.time is not None and not (0 < self.time < math.inf):
+            raise ValueError(f"the time budget must be positive and finite, got {self.time}")
         if self.time is not None and self.time < MIN_TIME:
             raise ValueError(
                 f"a time budget of {self.time} s is too small to finish one iteration "
@@ -115,8 +116,6 @@ class SearchOptions:
                 ) from None
         return cls(**values)
 
-    NAME: typing.ClassVar[str] = "search"
-
 
 @dataclass(frozen=True)
 class PIMCOptions(SearchOptions):
@@ -144,8 +143,8 @@ class ISMCTSOptions(SearchOptions):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if self.exploration < 0:
-            raise ValueError(f"exploration must be 0 or more, got {self.exploration}")
+        if not 0 <= self.exploration < math.inf:
+            raise ValueError(f"exploration must be a finite number >= 0, got {self.exploration}")
 
 
 class SearchAgent(Agent):

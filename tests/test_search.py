@@ -45,6 +45,8 @@ def choose(agent_spec: str, state: MatchState, legal: np.ndarray, seed: int) -> 
         ("pimc:determinizations=-3", "must be positive"),
         ("ismcts:time=0", "must be positive"),
         ("ismcts:time=0.0001", "too small to finish one iteration"),
+        ("ismcts:time=nan", "positive and finite"),
+        ("ismcts:exploration=-1", "exploration must be"),
         ("ismcts:budget=3", "unknown option 'budget' for ismcts"),
         ("pimc:exploration=1", "unknown option 'exploration' for pimc"),
         ("ismcts:iterations=ten", "not int"),
