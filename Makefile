@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 STAMP := $(VENV)/.installed
 
-.PHONY: install test lint demo bench train clean play web
+.PHONY: install test lint demo bench bench-smoke train clean play web
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
@@ -38,6 +38,14 @@ bench: $(STAMP)
 	$(PIP) install -q -e ".[bench]"
 	$(PY) bench/bench_aec.py
 	$(PY) bench/bench_speed.py
+
+# Each benchmark for a fraction of a second (tests/test_bench.py runs the same in CI);
+# bench/instructions.py --smoke needs valgrind and minutes, so it is not among them.
+bench-smoke: $(STAMP)
+	$(PY) bench/bench_aec.py --smoke
+	$(PY) bench/bench_speed.py --smoke
+	$(PY) bench/bench_heuristic.py --smoke
+	$(PY) bench/bench_ppo.py --smoke
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

@@ -5,6 +5,7 @@ random legal action, over full matches, as a user's training or evaluation loop 
 
     python bench/bench_aec.py                 # spinner_v0 and mexican_train_v0, 2, 4, 8 players
     python bench/bench_aec.py --games spinner_v0 --players 4 --seconds 10
+    python bench/bench_aec.py --smoke         # every game, 2 players, 0.2 s: a check that it runs
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 
 import numpy as np
@@ -64,12 +65,15 @@ def random_play_rate(make_env: Callable[[], AECEnv], seconds: float, seed: int =
     }
 
 
-def main() -> None:
+def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, nargs="*", default=[2, 4, 8])
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--games", nargs="*", default=list(GAMES), choices=GAMES)
-    args = parser.parse_args()
+    parser.add_argument("--smoke", action="store_true", help="2 players, 0.2 s per row")
+    args = parser.parse_args(argv)
+    if args.smoke:
+        args.players, args.seconds = [2], 0.2
     print(f"{'env':<17} {'players':>7} {'decisions/s':>12} {'matches':>8}")
     for name in args.games:
         env_module = importlib.import_module(f"spinner_env.{name}")

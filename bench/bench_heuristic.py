@@ -7,12 +7,14 @@ one decision at a time on ``spinner_v0.raw_env``, reading the reference engine.
 
     python bench/bench_heuristic.py                 # 4 players, B = 1024
     python bench/bench_heuristic.py --players 2 --seconds 5
+    python bench/bench_heuristic.py --smoke        # B = 64, 0.1 s per row: a check that it runs
 """
 
 from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -61,12 +63,15 @@ def agent_rate(num_players: int, seconds: float) -> float:
     return decisions / clock
 
 
-def main() -> None:
+def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--games", type=int, default=1024, help="B, the batch of game records")
     parser.add_argument("--seconds", type=float, default=3.0, help="timed choosing per row")
-    args = parser.parse_args()
+    parser.add_argument("--smoke", action="store_true", help="B = 64, 0.1 s per row")
+    args = parser.parse_args(argv)
+    if args.smoke:
+        args.games, args.seconds = 64, 0.1
     compiled = compiled_rate(args.players, args.games, args.seconds)
     agent = agent_rate(args.players, args.seconds)
     print(f"{args.players} players, decisions with two or more legal actions:")

@@ -9,28 +9,32 @@ PPO's gradient updates, which the env does not touch. Extra batched rows keep th
 size (``n_envs * n_steps``) and raise ``n_envs``, which only a batched env makes cheap.
 
     python bench/bench_ppo.py --config configs/quick.yaml --timesteps 20000
+    python bench/bench_ppo.py --smoke     # 256 steps, rollouts of 256, one wide row: does it run
 """
 
 from __future__ import annotations
 
 import argparse
-import copy
+import dataclasses
 import time
-from typing import Any
+from collections.abc import Sequence
 
 import torch
 from sb3_contrib import MaskablePPO
 
-from train.ppo import load_config, make_pool, make_training_env, snapshot
+from train.config import TrainConfig, load_config
+from train.ppo import make_pool, make_training_env, snapshot
 
 
-def steps_per_second(config: dict[str, Any], backend: str, timesteps: int) -> dict[str, float]:
+def steps_per_second(config: TrainConfig, backend: str, timesteps: int) -> dict[str, float]:
     """Learn ``timesteps`` steps; the rates overall and of rollout collection alone."""
-    config = {**config, "backend": backend}
+    config = config.replace(backend=backend)
     pool = make_pool(config, seed=0)
     env = make_training_env(config, pool)
     env.seed(0)
-    model = MaskablePPO("MlpPolicy", env, seed=0, device="cpu", verbose=0, **config["ppo"])
+    model = MaskablePPO(
+        "MlpPolicy", env, seed=0, device="cpu", verbose=0, **config.ppo.model_kwargs()
+    )
     if pool.snapshot_weight > 0:
         pool.add_snapshot(snapshot(model.policy, 0))
     update_time = 0.0
@@ -55,27 +59,35 @@ def steps_per_second(config: dict[str, Any], backend: str, timesteps: int) -> di
     }
 
 
-def main() -> None:
+def with_rollout(config: TrainConfig, n_envs: int, n_steps: int) -> TrainConfig:
+    """The config with ``n_envs`` games of ``n_steps`` steps per rollout."""
+    return config.replace(n_envs=n_envs, ppo=dataclasses.replace(config.ppo, n_steps=n_steps))
+
+
+def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--config", default="configs/quick.yaml")
     parser.add_argument("--timesteps", type=int, default=20_000)
     parser.add_argument("--batched-n-envs", type=int, nargs="*", default=[64, 256])
-    args = parser.parse_args()
+    parser.add_argument("--smoke", action="store_true", help="256 steps, rollouts of 256")
+    args = parser.parse_args(argv)
     torch.set_num_threads(1)
     config = load_config(args.config)
-    rollout = int(config["n_envs"]) * int(config["ppo"]["n_steps"])
+    if args.smoke:
+        args.timesteps, args.batched_n_envs = 256, [16]
+        config = with_rollout(config, 4, 64)
+    rollout = config.n_envs * config.ppo.n_steps
 
-    runs: list[tuple[str, str, dict[str, Any]]] = [
-        ("aec", f"AEC SingleAgentEnv, n_envs={config['n_envs']}", config),
-        ("batched", f"batched, n_envs={config['n_envs']}", config),
+    runs: list[tuple[str, str, TrainConfig]] = [
+        ("aec", f"AEC SingleAgentEnv, n_envs={config.n_envs}", config),
+        ("batched", f"batched, n_envs={config.n_envs}", config),
     ]
     for n_envs in args.batched_n_envs:
-        wide = copy.deepcopy(config)
-        wide["n_envs"] = n_envs
-        wide["ppo"]["n_steps"] = max(1, rollout // n_envs)
-        runs.append(("batched", f"batched, n_envs={n_envs} n_steps={rollout // n_envs}", wide))
+        n_steps = max(1, rollout // n_envs)
+        wide = with_rollout(config, n_envs, n_steps)
+        runs.append(("batched", f"batched, n_envs={n_envs} n_steps={n_steps}", wide))
 
-    print(f"config {args.config}, opponents {config['opponents']}, {args.timesteps} steps per run")
+    print(f"config {args.config}, opponents {config.opponents}, {args.timesteps} steps per run")
     print(f"{'env':<38} {'steps/s':>9} {'rollout steps/s':>16} {'update share':>13} {'x AEC':>6}")
     base = None
     for backend, label, run_config in runs:

@@ -5,9 +5,12 @@ random legal actions and reads an observation and an action mask at every decisi
 
 1. ``spinner_v0`` through the PettingZoo AEC loop (``bench_aec.random_play_rate``);
 2. the batched engine (``spinner_env.batched``) at B = 1, 64, 1024, 8192;
-3. PettingZoo's ``connect_four_v3`` through the same AEC loop;
-4. OpenSpiel's ``python_block_dominoes`` (``pip install -e .[bench]``), with
-   ``observation_tensor`` and ``legal_actions_mask`` at every decision.
+3. PettingZoo's ``connect_four_v3`` through the same AEC loop (it needs pygame);
+4. OpenSpiel's ``python_block_dominoes``, with ``observation_tensor`` and
+   ``legal_actions_mask`` at every decision.
+
+The peers come with the ``bench`` extra (``pip install -e .[bench]``); a peer that is not
+installed gives an empty row.
 
 The rows run in rounds (every row once per round, so that a slow spell of a shared
 machine falls on all rows alike). Each rate is the median over rounds, also given per
@@ -17,6 +20,7 @@ game of the batched engine at B = 8192 closes the table.
 
     python bench/bench_speed.py                  # 2 players, 3 rounds of 3 s per row
     python bench/bench_speed.py --players 4 --seconds 10 --repeats 5
+    python bench/bench_speed.py --smoke          # 1 round of 0.1 s, B up to 64: does it run
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ import math
 import os
 import time
 import tracemalloc
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -56,6 +60,15 @@ def play_batched(
         episodes += int(step.done.sum())
     elapsed = time.perf_counter() - start
     return {"decisions_per_s": decisions / elapsed, "decisions": decisions, "episodes": episodes}
+
+
+def connect_four_rate(seconds: float) -> dict | None:
+    """PettingZoo's connect_four_v3 through the AEC loop; None without pygame."""
+    try:
+        from pettingzoo.classic import connect_four_v3
+    except ImportError:
+        return None
+    return random_play_rate(connect_four_v3.env, seconds)
 
 
 def open_spiel_rate(seconds: float, seed: int = 0) -> dict | None:
@@ -101,16 +114,18 @@ def peak_bytes_per_game(num_players: int, num_games: int, steps: int = 200) -> t
     return peak / num_games, held
 
 
-def main() -> None:
+def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--seconds", type=float, default=3.0, help="per run")
     parser.add_argument(
         "--repeats", type=int, default=3, help="rounds (every row runs once per round)"
     )
-    args = parser.parse_args()
-    from pettingzoo.classic import connect_four_v3
-
+    parser.add_argument("--smoke", action="store_true", help="1 round of 0.1 s, B = 1 and 64")
+    args = parser.parse_args(argv)
+    batch_sizes = BATCH_SIZES
+    if args.smoke:
+        args.seconds, args.repeats, batch_sizes = 0.1, 1, BATCH_SIZES[:2]
     from spinner_env import spinner_v0
 
     def aec_env(num_players: int) -> Any:
@@ -125,9 +140,9 @@ def main() -> None:
     runs: dict[str, Callable[[], dict | None]] = {
         aec: lambda: random_play_rate(lambda: aec_env(n), seconds)
     }
-    for b in BATCH_SIZES:
+    for b in batch_sizes:
         runs[f"batched B={b} ({n}p)"] = lambda b=b: play_batched(n, b, math.inf, seconds)
-    runs[c4] = lambda: random_play_rate(connect_four_v3.env, seconds)
+    runs[c4] = lambda: connect_four_rate(seconds)
     runs[dominoes] = lambda: open_spiel_rate(seconds)
 
     # Rounds of every row in turn, so that a slow spell of the shared machine falls on
@@ -154,9 +169,10 @@ def main() -> None:
             f"{name:<34} {np.median(walls[name]):>13,.0f} {median_ratio(name, c4):>11.2f} "
             f"{median_ratio(name, dominoes):>11.2f} {np.median(per_cpu[name]):>13,.0f}"
         )
-    if math.isnan(walls[dominoes][0]):
-        print("(open_spiel is not installed: pip install -e '.[bench]')")
-    largest = f"batched B={BATCH_SIZES[-1]} ({n}p)"
+    for peer, package in ((c4, "pygame"), (dominoes, "open_spiel")):
+        if math.isnan(walls[peer][0]):
+            print(f"({peer}: {package} is not installed: pip install -e '.[bench]')")
+    largest = f"batched B={batch_sizes[-1]} ({n}p)"
     for name, base in ((aec, c4), (aec, dominoes), (largest, aec)):
         ratios = np.divide(walls[name], walls[base])
         print(
@@ -164,9 +180,9 @@ def main() -> None:
             + ", ".join(f"{r:.2f}" for r in ratios)
             + f" (median {np.median(ratios):.2f})"
         )
-    peak, held = peak_bytes_per_game(args.players, BATCH_SIZES[-1])
+    peak, held = peak_bytes_per_game(args.players, batch_sizes[-1])
     print(
-        f"batched B={BATCH_SIZES[-1]} memory per game: {held:,.0f} bytes held (state + outputs), "
+        f"batched B={batch_sizes[-1]} memory per game: {held:,.0f} bytes held (state + outputs), "
         f"{peak:,.0f} bytes traced peak while stepping"
     )
 

@@ -12,15 +12,19 @@ valgrind``).
 
     python bench/instructions.py                    # 2 players
     python bench/instructions.py --decisions 5000 --players 4
+    python bench/instructions.py --smoke           # 100 decisions, B = 64: does it run
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import re
+import shutil
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from subprocess import CompletedProcess
 
@@ -79,15 +83,24 @@ def instructions(env: str, decisions: int, players: int) -> tuple[int, int]:
     return int(match[1]), int(result.stdout.split()[-1])
 
 
-def main() -> None:
+def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--decisions", type=int, default=3000)
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--envs", nargs="*", default=list(ENVS), choices=ENVS)
-    args = parser.parse_args()
+    parser.add_argument("--smoke", action="store_true", help="100 decisions, one batched step")
+    args = parser.parse_args(argv)
+    if shutil.which("valgrind") is None:
+        raise SystemExit("instructions.py needs valgrind (apt-get install valgrind)")
+    batched_decisions = 1024 if args.smoke else BATCHED_DECISIONS
+    if args.smoke:
+        args.decisions = 100
     per_decision = {}
     for env in args.envs:
-        decisions = BATCHED_DECISIONS if env.startswith("batched") else args.decisions
+        if env == "connect_four_v3" and importlib.util.find_spec("pygame") is None:
+            print(f"{env:<16} skipped: pygame is not installed (pip install -e '.[bench]')")
+            continue
+        decisions = batched_decisions if env.startswith("batched") else args.decisions
         run_loop(env, 0, args.players, [])  # fills numba's cache, outside valgrind
         start_up, _ = instructions(env, 0, args.players)
         total, made = instructions(env, decisions, args.players)

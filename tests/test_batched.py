@@ -44,7 +44,7 @@ from spinner_env.vector import (
     as_batched,
 )
 from spinner_env.wrappers import SingleAgentEnv
-from train.ppo import make_training_env
+from train.config import TrainConfig
 
 
 class Seeded:
@@ -439,7 +439,7 @@ def test_learner_batch_keeps_one_weight_row_per_heuristic_weight_set():
 
 def test_train_ppo_backend_batched_refuses_other_games():
     with pytest.raises(ValueError, match="Spinner only"):
-        make_training_env({"game": "mexican_train", "backend": "batched", "num_players": 2}, None)
+        TrainConfig.from_dict(tiny_config(game="mexican_train", backend="batched"))
 
 
 def test_agents_without_a_batched_policy_cannot_play_batched():

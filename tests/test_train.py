@@ -99,14 +99,14 @@ def test_the_pool_keeps_the_latest_snapshots_and_draws_by_weight():
     agents, p = pool.members()
     assert [a.name for a in agents] == ["random", "greedy", "s2", "s3"]
     np.testing.assert_allclose(p, [1 / 8, 3 / 8, 2 / 8, 2 / 8])
-    with pytest.raises(ValueError, match="unknown baselines"):
+    with pytest.raises(ValueError, match=r"opponents\.baselines: unknown agent 'grandmaster'"):
         OpponentPool({"grandmaster": 1.0})
 
 
 def test_shipped_configs_load(tmp_path):
     for name in ("quick", "spinner_2p", "spinner_4p", "mexican_train_4p"):
         config = load_config(f"configs/{name}.yaml")
-        assert config["num_players"] in (2, 4)
+        assert config.num_players in (2, 4) and config.name == name
     path = tmp_path / "c.yaml"
     path.write_text(yaml.safe_dump(tiny_config(total_timesteps=64, eval={}, checkpoint_every=0)))
     assert main(

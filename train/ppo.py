@@ -1,22 +1,27 @@
 """MaskablePPO self-play training: ``python -m train.ppo --config configs/quick.yaml``.
 
-The learner plays one seat (rotating) of :class:`spinner_env.wrappers.SingleAgentEnv`;
-the other seats are drawn, every episode and seat by seat, from an opponent pool that
-holds the baselines and frozen snapshots of the learner, a new snapshot every
-``opponents.snapshot_every`` steps (the oldest dropped past ``max_snapshots``).
+The learner plays one seat (rotating) of :class:`spinner_env.wrappers.SingleAgentEnv`
+(``backend: aec``) or of the batched Spinner engine (``backend: batched``); the other
+seats are drawn, every episode and seat by seat, from an opponent pool that holds fixed
+opponents (any ``agents.make_agent`` spec) and frozen snapshots of the learner, a new
+snapshot every ``opponents.snapshot_every`` steps (the oldest dropped past ``max_snapshots``).
 
-Writes under ``out_dir``: TensorBoard logs (``tb/``), periodic checkpoints
-(``checkpoints/``), the final model (``final.zip``) and its policy alone
-(``<name>.safetensors``, small and safe to share: what ``agents.PolicyAgent`` loads).
-``init_from`` (or ``--init-from``) starts from a saved model's weights. Every
-``eval.every`` steps the learner plays ``eval.matches`` full matches against each
-baseline of ``eval.against`` (sb3-contrib's maskable ``evaluate_policy``); the win rates
-go to the log as ``eval/win_rate_<name>``.
+The config is checked against :mod:`train.config` before anything runs. Writes under
+``out_dir``: ``config.yaml``, TensorBoard logs (``tb/``), periodic checkpoints
+(``checkpoints/model_<steps>_steps.zip``), the final model (``final.zip``) and its policy
+alone (``<name>.safetensors``, small and safe to share: what ``agents.PolicyAgent`` loads).
+An existing run directory is refused unless ``--resume`` (continue from its latest
+checkpoint up to ``total_timesteps``) or ``--overwrite`` (start again). ``init_from`` (or
+``--init-from``) starts from a saved model's weights. Every ``eval.every`` steps the
+learner plays ``eval.matches`` full matches on duplicate deals (``train.evaluate``)
+against each opponent of ``eval.against``; the win rates go to the log as
+``eval/win_rate_<name>``.
 """
 
 from __future__ import annotations
 
-import argparse
+import re
+import shutil
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -27,24 +32,28 @@ import numpy as np
 import torch
 import yaml
 from sb3_contrib import MaskablePPO
-from sb3_contrib.common.maskable.evaluation import evaluate_policy
-from stable_baselines3.common.callbacks import BaseCallback, CallbackList, CheckpointCallback
+from stable_baselines3.common.base_class import BaseAlgorithm
+from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.utils import set_random_seed
 from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 
-from agents import BASELINES, make_agent
+from agents import make_agent
 from agents.base import Agent
 from agents.policy import SUFFIX as POLICY_SUFFIX
 from agents.policy import PolicyAgent, save_policy
+from spinner_env.files import atomic_write, write_text_atomic
 from spinner_env.vector import make_vec_env
 from spinner_env.wrappers import SingleAgentEnv
+from train.cli import ArgumentParser, fail_cleanly
+from train.config import TrainConfig, load_config
+from train.evaluate import Estimate, tournament
 from train.games import game_spec
 
 
 @dataclass
 class OpponentPool:
-    """Baselines with sampling weights, plus the learner's recent snapshots.
+    """Fixed opponents (agent specs) with sampling weights, plus the learner's snapshots.
 
     The snapshots share ``snapshot_weight`` equally; each opponent seat of each episode
     is drawn independently.
@@ -57,17 +66,19 @@ class OpponentPool:
     snapshots: list[Agent] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        unknown = set(self.baselines) - set(BASELINES)
-        if unknown:
-            raise ValueError(f"unknown baselines in the opponent pool: {sorted(unknown)}")
-        self._agents = {name: make_agent(name, seed=self.seed) for name in self.baselines}
+        self._agents = {}
+        for spec in self.baselines:
+            try:
+                self._agents[spec] = make_agent(spec, seed=self.seed)
+            except ValueError as error:
+                raise ValueError(f"opponents.baselines: {error}") from error
 
     def add_snapshot(self, agent: Agent) -> None:
         self.snapshots.append(agent)
         del self.snapshots[: -self.max_snapshots]
 
     def members(self) -> tuple[list[Agent], np.ndarray]:
-        agents = [self._agents[name] for name in self.baselines]
+        agents = [self._agents[spec] for spec in self.baselines]
         weights = list(self.baselines.values())
         if self.snapshots and self.snapshot_weight > 0:
             agents += self.snapshots
@@ -81,41 +92,37 @@ class OpponentPool:
 
 
 def make_env(
-    config: dict[str, Any], opponents: Any, env_overrides: dict[str, Any] | None = None
+    config: TrainConfig, opponents: Any, env_overrides: dict[str, Any] | None = None
 ) -> SingleAgentEnv:
     """The learner's env for a config, with ``env_overrides`` on the AEC env's arguments."""
-    spec = game_spec(config.get("game", "spinner"))
-    env_args = {**config.get("env", {}), **(env_overrides or {})}
-    aec = spec.raw_env(num_players=config["num_players"], **env_args)
-    return SingleAgentEnv(aec, opponents, skip_forced=config.get("skip_forced", False))
+    aec = game_spec(config.game).raw_env(
+        num_players=config.num_players, **{**config.env, **(env_overrides or {})}
+    )
+    return SingleAgentEnv(aec, opponents, skip_forced=config.skip_forced)
 
 
-def make_pool(config: dict[str, Any], seed: int) -> OpponentPool:
-    """The config's opponent pool (``opponents``: baselines and snapshot settings)."""
-    opp = config.get("opponents", {})
+def make_pool(config: TrainConfig, seed: int) -> OpponentPool:
+    """The config's opponent pool (``opponents``: fixed opponents and snapshot settings)."""
     return OpponentPool(
-        baselines=dict(opp.get("baselines", {"random": 1.0})),
-        snapshot_weight=float(opp.get("snapshot_weight", 0.0)),
-        max_snapshots=int(opp.get("max_snapshots", 5)),
+        baselines=dict(config.opponents.baselines),
+        snapshot_weight=config.opponents.snapshot_weight,
+        max_snapshots=config.opponents.max_snapshots,
         seed=seed,
     )
 
 
-def make_training_env(config: dict[str, Any], pool: OpponentPool) -> VecEnv:
-    """The learner's ``n_envs`` games as an SB3 VecEnv: ``backend: aec`` (the default) steps
-    a ``SingleAgentEnv`` per game; ``backend: batched`` (Spinner) all games in one call."""
-    n_envs = int(config.get("n_envs", 1))
-    if config.get("backend", "aec") == "batched":
-        if config.get("game", "spinner") != "spinner":
-            raise ValueError("backend: batched plays Spinner only (game: spinner)")
+def make_training_env(config: TrainConfig, pool: OpponentPool) -> VecEnv:
+    """The learner's ``n_envs`` games as an SB3 VecEnv: ``backend: aec`` steps a
+    ``SingleAgentEnv`` per game; ``backend: batched`` (Spinner) all games in one call."""
+    if config.backend == "batched":
         return make_vec_env(
-            n_envs,
-            config["num_players"],
+            config.n_envs,
+            config.num_players,
             pool,
-            skip_forced=config.get("skip_forced", False),
-            **config.get("env", {}),
+            skip_forced=config.skip_forced,
+            **config.env,
         )
-    return DummyVecEnv([lambda: Monitor(make_env(config, pool)) for _ in range(n_envs)])
+    return DummyVecEnv([lambda: Monitor(make_env(config, pool)) for _ in range(config.n_envs)])
 
 
 def snapshot(policy: Any, num_timesteps: int) -> PolicyAgent:
@@ -125,142 +132,247 @@ def snapshot(policy: Any, num_timesteps: int) -> PolicyAgent:
     return agent
 
 
-class SelfPlayCallback(BaseCallback):
+def save_model(model: BaseAlgorithm, path: Path) -> None:
+    """``model.save`` in one step: a reader never finds a half-written zip."""
+    with atomic_write(path, "wb") as f:
+        model.save(f)
+
+
+class PeriodicCallback(BaseCallback):
+    """Runs :meth:`on_schedule` every ``every`` environment steps, counted from step 0
+    (so a resumed run keeps the schedule of the run it continues)."""
+
+    def __init__(self, every: int) -> None:
+        super().__init__()
+        self.every = every
+        self.next_at = every
+
+    def _on_training_start(self) -> None:
+        self.next_at = (self.num_timesteps // self.every + 1) * self.every
+
+    def _on_step(self) -> bool:
+        if self.num_timesteps >= self.next_at:
+            self.next_at += self.every
+            self.on_schedule()
+        return True
+
+    def on_schedule(self) -> None:
+        raise NotImplementedError
+
+
+class SelfPlayCallback(PeriodicCallback):
     """Adds a frozen snapshot of the learner to the pool on a schedule."""
 
     def __init__(self, pool: OpponentPool, every: int) -> None:
-        super().__init__()
+        super().__init__(every)
         self.pool = pool
-        self.every = every
-        self.next_at = every
 
-    def _on_step(self) -> bool:
-        if self.num_timesteps >= self.next_at:
-            self.next_at += self.every
-            self.pool.add_snapshot(snapshot(self.model.policy, self.num_timesteps))
-            self.logger.record("selfplay/snapshots", len(self.pool.snapshots))
-        return True
+    def on_schedule(self) -> None:
+        self.pool.add_snapshot(snapshot(self.model.policy, self.num_timesteps))
+        self.logger.record("selfplay/snapshots", len(self.pool.snapshots))
 
 
-class BaselineEvalCallback(BaseCallback):
-    """Full matches against each baseline on a schedule, with the maskable evaluator."""
+class CheckpointEvery(PeriodicCallback):
+    """Saves the whole model as ``folder/model_<steps>_steps.zip`` on a schedule."""
 
-    def __init__(self, config: dict[str, Any], against: Sequence[str], every: int, matches: int):
-        super().__init__()
-        self.every = every
+    def __init__(self, folder: Path, every: int) -> None:
+        super().__init__(every)
+        self.folder = folder
+
+    def on_schedule(self) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        save_model(self.model, self.folder / f"model_{self.num_timesteps}_steps.zip")
+
+
+class EvaluationCallback(PeriodicCallback):
+    """Full matches on duplicate deals (``train.evaluate``) against each opponent on a
+    schedule: the learner (its most likely moves) in one seat, the opponent in the others.
+    ``history`` keeps ``(steps, opponent name, match win rate)`` of every evaluation."""
+
+    def __init__(self, config: TrainConfig, against: Sequence[str], every: int, matches: int):
+        super().__init__(every)
+        self.config = config
         self.matches = matches
-        self.next_at = every
-        seed = config.get("seed", 0)
-        # Evaluation plays whole matches for the zero-sum match reward, whatever training uses.
-        self.envs = {
-            name: Monitor(
-                make_env(
-                    config,
-                    make_agent(name, seed=seed),
-                    {"reward": "match", "episode": "match"},
-                )
-            )
-            for name in against
-        }
-        for i, env in enumerate(self.envs.values()):
-            env.reset(seed=seed + 10_000 + i)
+        self.opponents = [make_agent(spec, seed=config.seed) for spec in against]
+        self.history: list[tuple[int, str, Estimate]] = []
 
-    def _on_step(self) -> bool:
-        if self.num_timesteps >= self.next_at:
-            self.next_at += self.every
-            self.evaluate()
-        return True
+    def on_schedule(self) -> None:
+        self.evaluate()
 
-    def evaluate(self) -> dict[str, float]:
+    def evaluate(self) -> dict[str, Estimate]:
+        learner = PolicyAgent.frozen_copy(self.model.policy, "learner")
         rates = {}
-        for name, env in self.envs.items():
-            rewards, _ = evaluate_policy(
-                self.model, env, n_eval_episodes=self.matches, return_episode_rewards=True
+        for opponent in self.opponents:
+            report = tournament(
+                [learner] + [opponent] * (self.config.num_players - 1),
+                self.config.num_players,
+                self.matches,
+                self.config.seed + 10_000,
+                self.config.game,
+                self.config.env,
+                progress=False,
             )
-            # The zero-sum match reward is positive exactly for the match's winners (S7.2).
-            rates[name] = float(np.mean(np.asarray(rewards) > 0))
-            self.logger.record(f"eval/win_rate_{name}", rates[name])
-            self.logger.record(f"eval/mean_reward_{name}", float(np.mean(rewards)))
+            rate = rates[opponent.name] = report.agents[learner.name]["match_win"]
+            self.history.append((self.num_timesteps, opponent.name, rate))
+            self.logger.record(f"eval/win_rate_{opponent.name}", rate.mean)
         if self.verbose:
             print(
                 f"[eval @ {self.num_timesteps}] "
-                + ", ".join(f"{k}: {v:.2f}" for k, v in rates.items())
+                + ", ".join(f"{k}: {v.mean:.2f}" for k, v in rates.items())
             )
         return rates
 
 
-def load_config(path: str | Path) -> dict[str, Any]:
-    with open(path) as f:
-        config = yaml.safe_load(f)
-    for key in ("num_players", "total_timesteps"):
-        if key not in config:
-            raise ValueError(f"{path}: the config must set {key}")
-    return config
+def latest_checkpoint(out: Path) -> Path | None:
+    """The run's latest model: ``final.zip`` once written, else its highest-step checkpoint."""
+    if (out / "final.zip").is_file():
+        return out / "final.zip"
+    steps = {
+        int(m[1]): path
+        for path in (out / "checkpoints").glob("model_*_steps.zip")
+        if (m := re.fullmatch(r"model_(\d+)_steps\.zip", path.name))
+    }
+    return steps[max(steps)] if steps else None
 
 
-def train(config: dict[str, Any], out_dir: Path | None = None, progress_bar: bool = True) -> Path:
-    """Train as the config says; return the path of the saved policy (``<name>.safetensors``)."""
-    out = Path(out_dir or config.get("out_dir", "runs/ppo"))
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "config.yaml").write_text(yaml.safe_dump(config))
-    torch.set_num_threads(int(config.get("torch_threads", 1)))
-    seed = int(config.get("seed", 0))
-    set_random_seed(seed)
+def prepare_run_dir(config: TrainConfig, out: Path, resume: bool, overwrite: bool) -> Path | None:
+    """Check the run directory before any work; return the checkpoint to resume from.
 
-    pool = make_pool(config, seed)
-    vec_env = make_training_env(config, pool)
-    vec_env.seed(seed)
-    model = MaskablePPO(
-        "MlpPolicy",
-        vec_env,
-        seed=seed,
-        device="cpu",
-        tensorboard_log=str(out / "tb"),
-        verbose=0,
-        **config.get("ppo", {}),
-    )
-    if config.get("init_from"):
-        # Weights only (a .zip from MaskablePPO.save): the rest of the config applies.
-        model.set_parameters(str(config["init_from"]), exact_match=True, device="cpu")
-    callbacks: list[BaseCallback] = []
-    snapshot_every = config.get("opponents", {}).get("snapshot_every")
-    if snapshot_every:
-        callbacks.append(SelfPlayCallback(pool, int(snapshot_every)))
-    if config.get("checkpoint_every"):
-        callbacks.append(
-            CheckpointCallback(
-                max(1, int(config["checkpoint_every"]) // vec_env.num_envs),
-                str(out / "checkpoints"),
-                name_prefix="model",
+    An existing, non-empty directory is refused unless ``resume`` (it must hold a run of
+    the same config, ``total_timesteps`` aside) or ``overwrite`` (it must hold a run,
+    which is deleted; anything else is left alone).
+    """
+    if resume and overwrite:
+        raise ValueError("--resume and --overwrite exclude each other")
+    saved = out / "config.yaml"
+    if resume:
+        if not saved.is_file():
+            raise ValueError(f"nothing to resume in {str(out)!r}: no config.yaml there")
+        previous = TrainConfig.from_dict(yaml.safe_load(saved.read_text()), str(saved))
+        changed = _differences(previous.as_dict(), config.as_dict()) - {"total_timesteps"}
+        if changed:
+            raise ValueError(
+                f"--resume: the config differs from the run's {str(saved)!r} in "
+                f"{', '.join(sorted(changed))}"
             )
-        )
-    ev = config.get("eval", {})
-    if ev.get("every"):
-        evaluation = BaselineEvalCallback(
-            config, ev.get("against", list(BASELINES)), int(ev["every"]), int(ev.get("matches", 20))
+        checkpoint = latest_checkpoint(out)
+        if checkpoint is None:
+            raise ValueError(f"nothing to resume in {str(out)!r}: no checkpoint saved yet")
+        return checkpoint
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        if not overwrite:
+            raise ValueError(
+                f"the run directory {str(out)!r} exists: pass --resume to continue it "
+                "or --overwrite to start again"
+            )
+        if not saved.is_file():
+            raise ValueError(f"--overwrite: {str(out)!r} holds no training run (no config.yaml)")
+        shutil.rmtree(out)
+    return None
+
+
+def _differences(a: dict[str, Any], b: dict[str, Any], where: str = "") -> set[str]:
+    """The dotted keys whose values differ between two nested dicts."""
+    keys = set()
+    for key in a.keys() | b.keys():
+        name = f"{where}{key}"
+        if isinstance(a.get(key), dict) and isinstance(b.get(key), dict):
+            keys |= _differences(a[key], b[key], f"{name}.")
+        elif a.get(key) != b.get(key):
+            keys.add(name)
+    return keys
+
+
+def train(
+    config: TrainConfig | dict[str, Any],
+    out_dir: Path | None = None,
+    progress_bar: bool = True,
+    *,
+    resume: bool = False,
+    overwrite: bool = False,
+    callbacks: Sequence[BaseCallback] = (),
+) -> Path:
+    """Train as the config says; return the path of the saved policy (``<name>.safetensors``).
+
+    A dict is checked against the schema first. ``callbacks`` run alongside the config's.
+    """
+    if not isinstance(config, TrainConfig):
+        config = TrainConfig.from_dict(config)
+    out = Path(out_dir or config.out_dir)
+    config = config.replace(out_dir=str(out))
+    # Everything that can refuse the run comes before anything is written or deleted.
+    pool = make_pool(config, config.seed)
+    scheduled: list[BaseCallback] = []
+    if config.opponents.snapshot_every:
+        scheduled.append(SelfPlayCallback(pool, config.opponents.snapshot_every))
+    if config.checkpoint_every:
+        scheduled.append(CheckpointEvery(out / "checkpoints", config.checkpoint_every))
+    if config.eval.every:
+        evaluation = EvaluationCallback(
+            config, config.eval.against, config.eval.every, config.eval.matches
         )
         evaluation.verbose = 1
-        callbacks.append(evaluation)
-    start = time.time()
+        scheduled.append(evaluation)
+    checkpoint = prepare_run_dir(config, out, resume, overwrite)
+
+    out.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(out / "config.yaml", yaml.safe_dump(config.as_dict(), sort_keys=False))
+    torch.set_num_threads(config.torch_threads)
+    set_random_seed(config.seed)
+    vec_env = make_training_env(config, pool)
+    if checkpoint is None:
+        vec_env.seed(config.seed)
+        model = MaskablePPO(
+            "MlpPolicy",
+            vec_env,
+            seed=config.seed,
+            device="cpu",
+            tensorboard_log=str(out / "tb"),
+            verbose=0,
+            **config.ppo.model_kwargs(),
+        )
+        if config.init_from:
+            # Weights only (a .zip from MaskablePPO.save): the rest of the config applies.
+            model.set_parameters(str(config.init_from), exact_match=True, device="cpu")
+    else:
+        model = MaskablePPO.load(
+            checkpoint, env=vec_env, device="cpu", tensorboard_log=str(out / "tb")
+        )
+        done = model.num_timesteps
+        if done >= config.total_timesteps:
+            raise ValueError(
+                f"--resume: {str(checkpoint)!r} has trained {done} steps, total_timesteps is "
+                f"{config.total_timesteps}: raise --total-timesteps to train on"
+            )
+        # New deals for the steps to come, not a replay of the run's first ones.
+        set_random_seed(config.seed + done)
+        vec_env.seed(config.seed + done)
+        if config.opponents.snapshot_every and done >= config.opponents.snapshot_every:
+            # The pool's snapshots live in memory only: the resumed policy stands in for them.
+            pool.add_snapshot(snapshot(model.policy, done))
+        print(f"resuming {str(out)!r} from {checkpoint.name} at {done} steps")
+    start, steps_before = time.time(), model.num_timesteps
     model.learn(
-        total_timesteps=int(config["total_timesteps"]),
-        callback=CallbackList(callbacks),
+        total_timesteps=config.total_timesteps - steps_before,
+        callback=CallbackList([*scheduled, *callbacks]),
         progress_bar=progress_bar,
-        tb_log_name=config.get("name", "ppo"),
+        tb_log_name=config.name,
+        reset_num_timesteps=checkpoint is None,
     )
     elapsed = time.time() - start
-    model.save(out / "final.zip")
-    policy_path = out / f"{config.get('name', 'ppo')}{POLICY_SUFFIX}"
-    save_policy(model.policy, policy_path, game_spec(config.get("game", "spinner")).encoding)
+    save_model(model, out / "final.zip")
+    policy_path = out / f"{config.name}{POLICY_SUFFIX}"
+    save_policy(model.policy, policy_path, game_spec(config.game).encoding)
+    steps = model.num_timesteps - steps_before
     print(
-        f"trained {model.num_timesteps} steps in {elapsed:.0f} s "
-        f"({model.num_timesteps / elapsed:.0f} steps/s); saved {out / 'final.zip'}, {policy_path}"
+        f"trained {steps} steps in {elapsed:.0f} s ({steps / elapsed:.0f} steps/s, "
+        f"{model.num_timesteps} in all); saved {out / 'final.zip'}, {policy_path}"
     )
     return policy_path
 
 
 def main(argv: Sequence[str] | None = None) -> Path:
-    parser = argparse.ArgumentParser(description="MaskablePPO self-play training")
+    parser = ArgumentParser("python -m train.ppo", "MaskablePPO self-play training")
     parser.add_argument("--config", required=True, type=Path)
     parser.add_argument("--out-dir", type=Path, default=None, help="overrides the config's out_dir")
     parser.add_argument("--total-timesteps", type=int, default=None, help="overrides the config")
@@ -268,14 +380,31 @@ def main(argv: Sequence[str] | None = None) -> Path:
     parser.add_argument(
         "--init-from", type=Path, default=None, help="start from this model's weights (.zip)"
     )
+    existing = parser.add_mutually_exclusive_group()
+    existing.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the run in out_dir from its latest checkpoint",
+    )
+    existing.add_argument(
+        "--overwrite", action="store_true", help="delete the run in out_dir and start again"
+    )
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
-    config = load_config(args.config)
-    for key in ("total_timesteps", "seed", "init_from"):
-        if getattr(args, key) is not None:
-            config[key] = str(getattr(args, key)) if key == "init_from" else getattr(args, key)
-    config.setdefault("name", args.config.stem)
-    return train(config, args.out_dir, progress_bar=not args.no_progress)
+    with fail_cleanly(parser, args.debug):
+        config = load_config(args.config)
+        overrides: dict[str, Any] = {}
+        for key in ("total_timesteps", "seed", "init_from", "out_dir"):
+            value = getattr(args, key)
+            if value is not None:
+                overrides[key] = str(value) if isinstance(value, Path) else value
+        config = config.replace(**overrides)
+        return train(
+            config,
+            progress_bar=not args.no_progress,
+            resume=args.resume,
+            overwrite=args.overwrite,
+        )
 
 
 if __name__ == "__main__":

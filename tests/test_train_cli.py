@@ -1,0 +1,226 @@
+"""train.ppo's config schema and command line: bad input fails cleanly and early, run
+directories are never silently replaced, ``--resume`` continues a run, saves are atomic."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+import yaml
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback
+from test_train import tiny_config
+
+from train.config import TrainConfig, load_config
+from train.ppo import latest_checkpoint, main, make_pool, make_training_env, save_model, train
+
+
+def write_config(path: Path, config: dict | str) -> Path:
+    path.write_text(config if isinstance(config, str) else yaml.safe_dump(config))
+    return path
+
+
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        ({"n_env": 8}, "unknown key 'n_env' (did you mean 'n_envs'?)"),
+        ({"backend": "batch"}, "backend: expected one of 'aec', 'batched', got 'batch'"),
+        ({"ppo": {"n_steps": "many"}}, "ppo.n_steps: expected an integer, got 'many'"),
+        ({"ppo": {"n_step": 64}}, "unknown key 'ppo.n_step' (did you mean 'ppo.n_steps'?)"),
+        ({"ppo": {"policy_kwargs": {"net_arch": [32, "x"]}}}, "ppo.policy_kwargs.net_arch"),
+        ({"skip_forced": "yes"}, "skip_forced: expected true or false, got 'yes'"),
+        ({"n_envs": True}, "n_envs: expected an integer, got True"),
+        ({"seed": 1.5}, "seed: expected an integer, got 1.5"),
+        ({"total_timesteps": 0}, "total_timesteps must be at least 1, got 0"),
+        ({"total_timesteps": -5}, "total_timesteps must be at least 1, got -5"),
+        ({"opponents": {"baselines": {"random": "lots"}}}, "opponents.baselines.random"),
+        ({"opponents": {"baselines": {"random": -1}}}, "opponents.baselines.random"),
+        ({"eval": {"matches": 0}}, "eval.matches must be at least 1"),
+        ({"eval": ["random"]}, "eval: expected a mapping of keys, got ['random']"),
+        ({"game": "chess"}, "unknown game 'chess'"),
+        ({"game": "mexican_train", "backend": "batched"}, "backend: batched plays Spinner only"),
+        ({"env": {"rewards": "match"}}, "env: unknown argument(s) rewards"),
+        ({"env": {"reward": "gold"}}, "env: "),
+        ({"num_players": 9}, "env: "),
+        ({"init_from": "missing.zip"}, "init_from: no such file 'missing.zip'"),
+    ],
+)
+def test_the_schema_names_the_key_that_is_wrong(edit, message):
+    with pytest.raises(ValueError) as error:
+        TrainConfig.from_dict(tiny_config(**edit))
+    assert message in str(error.value)
+
+
+def test_a_config_file_that_is_empty_broken_or_incomplete_is_refused(tmp_path):
+    cases = {
+        "": "is empty",
+        "- 1\n- 2\n": "expected a mapping of keys, got [1, 2]",
+        "num_players: [2\n": "not valid YAML (line 2)",
+        "num_players: 2\n": "missing key 'total_timesteps'",
+    }
+    for i, (text, message) in enumerate(cases.items()):
+        path = write_config(tmp_path / f"c{i}.yaml", text)
+        with pytest.raises(ValueError, match=f"{re.escape(str(path))}.*{re.escape(message)}"):
+            load_config(path)
+
+
+def test_the_config_round_trips_through_yaml(tmp_path):
+    config = TrainConfig.from_dict(tiny_config())
+    path = write_config(tmp_path / "c.yaml", config.as_dict())
+    assert load_config(path) == config
+    assert config.ppo.model_kwargs()["policy_kwargs"] == {"net_arch": [32]}
+    assert "policy_kwargs" in TrainConfig(2, 10).ppo.model_kwargs()
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--total-timesteps", "0"], "total_timesteps must be at least 1, got 0"),
+        (["--total-timesteps", "-3"], "total_timesteps must be at least 1, got -3"),
+        (["--init-from", "missing.zip"], "init_from: no such file 'missing.zip'"),
+        (["--seed", "x"], "argument --seed: invalid int value: 'x'"),
+        (["--resume", "--overwrite"], "not allowed with argument"),
+    ],
+)
+def test_bad_arguments_are_one_line_and_status_2(tmp_path, capsys, args, message):
+    path = write_config(tmp_path / "c.yaml", tiny_config())
+    out = tmp_path / "run"
+    with pytest.raises(SystemExit) as exit_:
+        main(["--config", str(path), "--out-dir", str(out), "--no-progress", *args])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("python -m train.ppo: error: ") and message in err
+    assert err.count("\n") == 1
+    assert not out.exists()  # refused before any work
+
+
+def test_debug_shows_the_error_itself(tmp_path):
+    path = write_config(tmp_path / "c.yaml", tiny_config(n_env=8))
+    with pytest.raises(ValueError, match="unknown key 'n_env'"):
+        main(["--config", str(path), "--debug"])
+
+
+def test_the_command_prints_no_traceback(tmp_path):
+    """The real process: one line on stderr, status 2."""
+    path = write_config(tmp_path / "c.yaml", "num_players: 2\ntotal_timesteps: 10\nn_env: 8\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "train.ppo", "--config", str(path)],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        f"python -m train.ppo: error: {path}: unknown key 'n_env' (did you mean 'n_envs'?)"
+    ]
+
+
+def run_args(path: Path, out: Path, *more: str) -> list[str]:
+    return ["--config", str(path), "--out-dir", str(out), "--no-progress", *more]
+
+
+def test_an_existing_run_is_refused_unless_resumed_or_overwritten(tmp_path, capsys):
+    config = tiny_config(total_timesteps=128, checkpoint_every=0, eval={})
+    path = write_config(tmp_path / "c.yaml", config)
+    out = tmp_path / "run"
+    main(run_args(path, out))
+    stamp = (out / "final.zip").stat().st_mtime_ns
+    with pytest.raises(SystemExit):
+        main(run_args(path, out))
+    assert "exists: pass --resume to continue it or --overwrite" in capsys.readouterr().err
+    assert (out / "final.zip").stat().st_mtime_ns == stamp
+    (out / "notes.txt").write_text("mine")
+    main(run_args(path, out, "--overwrite"))
+    assert not (out / "notes.txt").exists() and (out / "final.zip").stat().st_mtime_ns != stamp
+    # --overwrite deletes training runs only, never a folder that holds something else.
+    other = tmp_path / "papers"
+    other.mkdir()
+    (other / "thesis.tex").write_text("x")
+    with pytest.raises(SystemExit):
+        main(run_args(path, other, "--overwrite"))
+    assert "holds no training run" in capsys.readouterr().err
+    assert (other / "thesis.tex").is_file()
+
+
+class RecordStart(BaseCallback):
+    """The step count and the weights the learner starts ``learn`` with."""
+
+    def _on_training_start(self) -> None:
+        self.steps = self.num_timesteps
+        self.weights = {k: v.clone() for k, v in self.model.policy.state_dict().items()}
+
+    def _on_step(self) -> bool:
+        return True
+
+
+def test_resume_continues_from_the_latest_checkpoint(tmp_path, capsys):
+    """The resumed run starts from the saved model's step count and weights, keeps its
+    checkpoint schedule, and stops at the new total_timesteps."""
+    config = tiny_config(total_timesteps=128, checkpoint_every=128, eval={})
+    out = tmp_path / "run"
+    train(config, out, progress_bar=False)
+    first = MaskablePPO.load(out / "final.zip", device="cpu")
+    assert first.num_timesteps == 128
+    start = RecordStart()
+    train(
+        {**config, "total_timesteps": 384},
+        out,
+        progress_bar=False,
+        resume=True,
+        callbacks=[start],
+    )
+    assert "from final.zip at 128 steps" in capsys.readouterr().out
+    assert start.steps == 128
+    saved = first.policy.state_dict()
+    assert all(torch.equal(start.weights[k], saved[k]) for k in saved)
+    final = MaskablePPO.load(out / "final.zip", device="cpu")
+    assert final.num_timesteps == 384
+    assert not all(torch.equal(final.policy.state_dict()[k], saved[k]) for k in saved)
+    names = sorted(p.name for p in (out / "checkpoints").iterdir())
+    assert names == ["model_128_steps.zip", "model_256_steps.zip", "model_384_steps.zip"]
+    with pytest.raises(ValueError, match="has trained 384 steps"):
+        train({**config, "total_timesteps": 384}, out, progress_bar=False, resume=True)
+    with pytest.raises(ValueError, match=r"differs from the run's .* in seed"):
+        train({**config, "seed": 5}, out, progress_bar=False, resume=True)
+
+
+def test_resume_without_a_run_or_a_checkpoint_is_refused(tmp_path):
+    config = tiny_config()
+    with pytest.raises(ValueError, match=r"nothing to resume .* no config\.yaml"):
+        train(config, tmp_path / "none", progress_bar=False, resume=True)
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(tiny_config(out_dir=str(tmp_path))))
+    with pytest.raises(ValueError, match="no checkpoint saved yet"):
+        train(config, tmp_path, progress_bar=False, resume=True)
+
+
+def test_the_latest_checkpoint_is_final_else_the_most_steps(tmp_path):
+    folder = tmp_path / "checkpoints"
+    folder.mkdir()
+    assert latest_checkpoint(tmp_path) is None
+    for steps in (64, 1024, 512):
+        (folder / f"model_{steps}_steps.zip").write_bytes(b"")
+    assert latest_checkpoint(tmp_path) == folder / "model_1024_steps.zip"
+    (tmp_path / "final.zip").write_bytes(b"")
+    assert latest_checkpoint(tmp_path) == tmp_path / "final.zip"
+
+
+def test_an_interrupted_save_leaves_the_previous_model_whole(tmp_path):
+    config = TrainConfig.from_dict(tiny_config())
+    model = MaskablePPO("MlpPolicy", make_training_env(config, make_pool(config, 0)), n_steps=64)
+    path = tmp_path / "model.zip"
+    save_model(model, path)
+    before = path.read_bytes()
+
+    def interrupted(f):
+        f.write(b"PK half a zip")
+        raise KeyboardInterrupt
+
+    model.save = interrupted
+    with pytest.raises(KeyboardInterrupt):
+        save_model(model, path)
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["model.zip"]

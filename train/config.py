@@ -1,0 +1,282 @@
+"""The ``train.ppo`` config: one typed dataclass per section of the YAML file.
+
+A config is read into :class:`TrainConfig` by :func:`load_config` (or
+:meth:`TrainConfig.from_dict`). Every key must be a field of its section and every value
+of the field's type: a misspelled key (``n_env``), a value outside a choice
+(``backend: batch``), a string where a number belongs (``n_steps: many``), an empty file or
+an out-of-range number raises one ``ValueError`` that names the key, before any training
+starts. ``0`` turns off the periodic jobs (``checkpoint_every``, ``eval.every``,
+``opponents.snapshot_every``).
+
+The ``env`` section holds the game env's own arguments (``reward``, ``episode``,
+``num_hands``, variant flags); the game's env checks them itself (``train.games``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import types
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, TypeVar, Union
+
+import yaml
+
+from train.games import game_spec
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class PolicyConfig:
+    """``ppo.policy_kwargs``: the policy network (SB3's default layout where unset)."""
+
+    net_arch: list[int] | None = None
+
+    def __post_init__(self) -> None:
+        if self.net_arch is not None and any(width < 1 for width in self.net_arch):
+            raise ValueError(
+                f"ppo.policy_kwargs.net_arch: layer widths must be >= 1, got {self.net_arch}"
+            )
+
+
+@dataclass(frozen=True)
+class PPOConfig:
+    """``ppo``: MaskablePPO's hyperparameters (its defaults where unset)."""
+
+    learning_rate: float = 3e-4
+    n_steps: int = 2048
+    batch_size: int = 64
+    n_epochs: int = 10
+    gamma: float = 0.99
+    gae_lambda: float = 0.95
+    clip_range: float = 0.2
+    ent_coef: float = 0.0
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    target_kl: float | None = None
+    policy_kwargs: PolicyConfig = field(default_factory=PolicyConfig)
+
+    def __post_init__(self) -> None:
+        for key in ("n_steps", "batch_size", "n_epochs"):
+            _at_least(f"ppo.{key}", getattr(self, key), 1)
+        for key in ("learning_rate", "clip_range"):
+            if getattr(self, key) <= 0:
+                raise ValueError(f"ppo.{key} must be positive, got {getattr(self, key)}")
+        for key in ("gamma", "gae_lambda"):
+            if not 0 <= getattr(self, key) <= 1:
+                raise ValueError(f"ppo.{key} must be in [0, 1], got {getattr(self, key)}")
+
+    def model_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments for ``MaskablePPO``."""
+        kwargs = dataclasses.asdict(self)
+        kwargs["policy_kwargs"] = {
+            k: v for k, v in kwargs["policy_kwargs"].items() if v is not None
+        }
+        return kwargs
+
+
+@dataclass(frozen=True)
+class OpponentsConfig:
+    """``opponents``: fixed opponents (any ``agents.make_agent`` spec) with sampling weights,
+    and the learner's snapshots (their weight shared equally, one every ``snapshot_every``
+    steps, the latest ``max_snapshots`` kept)."""
+
+    baselines: dict[str, float] = field(default_factory=lambda: {"random": 1.0})
+    snapshot_weight: float = 0.0
+    snapshot_every: int = 0
+    max_snapshots: int = 5
+
+    def __post_init__(self) -> None:
+        if not self.baselines:
+            raise ValueError("opponents.baselines: name at least one opponent")
+        for spec, weight in self.baselines.items():
+            if weight < 0:
+                raise ValueError(f"opponents.baselines.{spec}: a weight must be >= 0, got {weight}")
+        if self.snapshot_weight < 0:
+            raise ValueError(f"opponents.snapshot_weight must be >= 0, got {self.snapshot_weight}")
+        if sum(self.baselines.values()) + self.snapshot_weight <= 0:
+            raise ValueError("opponents: the weights sum to 0")
+        _at_least("opponents.snapshot_every", self.snapshot_every, 0)
+        _at_least("opponents.max_snapshots", self.max_snapshots, 1)
+
+
+@dataclass(frozen=True)
+class EvalConfig:
+    """``eval``: every ``every`` steps, ``matches`` full matches against each of ``against``."""
+
+    every: int = 0
+    matches: int = 20
+    against: list[str] = field(default_factory=lambda: ["random", "greedy", "heuristic"])
+
+    def __post_init__(self) -> None:
+        _at_least("eval.every", self.every, 0)
+        _at_least("eval.matches", self.matches, 1)
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """A whole training run (see ``configs/*.yaml``)."""
+
+    num_players: int
+    total_timesteps: int
+    name: str = "ppo"
+    game: str = "spinner"
+    env: dict[str, Any] = field(default_factory=dict)
+    skip_forced: bool = False
+    seed: int = 0
+    n_envs: int = 1
+    torch_threads: int = 1
+    backend: Literal["aec", "batched"] = "aec"
+    ppo: PPOConfig = field(default_factory=PPOConfig)
+    opponents: OpponentsConfig = field(default_factory=OpponentsConfig)
+    checkpoint_every: int = 0
+    eval: EvalConfig = field(default_factory=EvalConfig)
+    out_dir: str = "runs/ppo"
+    init_from: str | None = None
+
+    def __post_init__(self) -> None:
+        _at_least("num_players", self.num_players, 2)
+        _at_least("total_timesteps", self.total_timesteps, 1)
+        _at_least("n_envs", self.n_envs, 1)
+        _at_least("torch_threads", self.torch_threads, 1)
+        _at_least("checkpoint_every", self.checkpoint_every, 0)
+        spec = game_spec(self.game)
+        if self.backend == "batched" and self.game != "spinner":
+            raise ValueError("backend: batched plays Spinner only (game: spinner)")
+        try:
+            # The game's env checks its own arguments: player count, rules, reward, episode.
+            spec.raw_env(num_players=self.num_players, **self.env)
+        except (ValueError, TypeError) as error:
+            raise ValueError(f"env: {error}") from error
+        if self.init_from is not None and not Path(self.init_from).is_file():
+            raise ValueError(f"init_from: no such file {self.init_from!r}")
+
+    @classmethod
+    def from_dict(cls, data: Any, source: str = "the config") -> TrainConfig:
+        """Check ``data`` (what a YAML file holds) against the schema; ``source`` names it
+        in the error messages."""
+        if data is None:
+            raise ValueError(f"{source} is empty: expected keys such as num_players")
+        try:
+            return parse(cls, data)
+        except ValueError as error:
+            raise ValueError(f"{source}: {error}") from error
+
+    def as_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def replace(self, **changes: Any) -> TrainConfig:
+        """A copy with some top-level fields changed, checked again."""
+        return dataclasses.replace(self, **changes)
+
+
+def load_config(path: str | Path) -> TrainConfig:
+    """Read and check a YAML config file (``ValueError`` naming the file and the key); the
+    run's ``name`` defaults to the file's stem."""
+    try:
+        text = Path(path).read_text()
+    except OSError as error:
+        raise ValueError(f"cannot read the config {str(path)!r}: {error.strerror}") from error
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f" (line {mark.line + 1})" if mark is not None else ""
+        raise ValueError(f"{path}: not valid YAML{where}") from error
+    if isinstance(data, dict):
+        data.setdefault("name", Path(path).stem)
+    return TrainConfig.from_dict(data, str(path))
+
+
+def parse(cls: type[T], data: Any, where: str = "") -> T:
+    """A dataclass ``cls`` from a mapping: unknown keys, missing required keys and values
+    of the wrong type raise a ``ValueError`` naming the key (``where`` is the path of the
+    section, ``ppo.policy_kwargs``)."""
+    if not isinstance(data, Mapping):
+        raise ValueError(f"{where or 'the config'}: expected a mapping of keys, got {_show(data)}")
+    hints = typing.get_type_hints(cls)
+    names = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
+    for key in data:
+        if key not in names:
+            close = difflib.get_close_matches(str(key), names, n=1)
+            hint = f" (did you mean {_key(where, close[0])!r}?)" if close else ""
+            raise ValueError(f"unknown key {_key(where, key)!r}{hint}")
+    required = [
+        f.name
+        for f in dataclasses.fields(cls)  # type: ignore[arg-type]
+        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+    ]
+    for name in required:
+        if name not in data:
+            raise ValueError(f"missing key {_key(where, name)!r}")
+    values = {name: _convert(hints[name], data[name], _key(where, name)) for name in data}
+    return cls(**values)
+
+
+def _convert(kind: Any, value: Any, key: str) -> Any:
+    """``value`` as the type ``kind``, or a ``ValueError`` naming ``key``."""
+    origin, args = typing.get_origin(kind), typing.get_args(kind)
+    if kind is Any:
+        return value
+    if origin in (Union, types.UnionType):
+        if value is None and type(None) in args:
+            return None
+        options = [a for a in args if a is not type(None)]
+        for option in options:
+            try:
+                return _convert(option, value, key)
+            except ValueError:
+                continue
+        raise ValueError(f"{key}: expected {_expected(kind)}, got {_show(value)}")
+    if origin is Literal:
+        if value in args:
+            return value
+        raise ValueError(f"{key}: expected one of {', '.join(map(repr, args))}, got {_show(value)}")
+    if dataclasses.is_dataclass(kind):
+        return parse(kind, value, key)
+    if origin is list:
+        if not isinstance(value, list):
+            raise ValueError(f"{key}: expected {_expected(kind)}, got {_show(value)}")
+        return [_convert(args[0], item, f"{key}[{i}]") for i, item in enumerate(value)]
+    if origin is dict:
+        if not isinstance(value, Mapping) or not all(isinstance(k, str) for k in value):
+            raise ValueError(f"{key}: expected {_expected(kind)}, got {_show(value)}")
+        return {k: _convert(args[1], v, _key(key, k)) for k, v in value.items()}
+    if kind is float and isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    if (
+        kind in (int, bool, str)
+        and isinstance(value, kind)
+        and not (kind is int and isinstance(value, bool))
+    ):
+        return value
+    raise ValueError(f"{key}: expected {_expected(kind)}, got {_show(value)}")
+
+
+def _expected(kind: Any) -> str:
+    origin, args = typing.get_origin(kind), typing.get_args(kind)
+    if origin in (Union, types.UnionType):
+        return " or ".join(_expected(a) for a in args)
+    if origin is list:
+        return f"a list of {_expected(args[0])}"
+    if origin is dict:
+        return f"a mapping of names to {_expected(args[1])}"
+    names = {int: "an integer", float: "a number", bool: "true or false", str: "a string"}
+    return names.get(kind, "null" if kind is type(None) else getattr(kind, "__name__", str(kind)))
+
+
+def _show(value: Any) -> str:
+    return "an empty value" if value is None else f"{value!r}"
+
+
+def _key(where: str, key: Any) -> str:
+    return f"{where}.{key}" if where else str(key)
+
+
+def _at_least(key: str, value: int, low: int) -> None:
+    if value < low:
+        raise ValueError(f"{key} must be at least {low}, got {value}")
