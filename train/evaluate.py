@@ -18,17 +18,29 @@ Per agent: match win rate (a match won jointly by k seats counts 1/k to each, S7
 win rate, mean points per hand (S7.1). Pairwise: how often the row agent finished a match
 with a lower total than the column agent (ties count one half). Forced moves (one legal
 move) are played without asking the agent.
+
+League (``--league``): ratings on the Elo scale fitted to the pairwise results by
+Bradley-Terry maximum likelihood (:func:`bradley_terry`): every pair of seats in every
+match is one game, won by the lower total (ties half). The anchor agent (``--anchor``,
+``random`` when it plays) is rated 0, else the mean is 0; the 95% intervals are
+percentiles of the ratings refitted to bootstrap resamples of the deals.
+
+``--workers N`` plays the deals in N processes, each building the agents from their
+specs; every match reseeds its agents from (seed, deal, rotation, seat), so the results
+are identical to a serial run's.
 """
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
 import math
+import multiprocessing
+import os
+import sys
 from collections import defaultdict
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +50,8 @@ from tqdm import tqdm
 
 from agents import make_agent
 from agents.base import Agent, GameView
+from spinner_env.files import atomic_write, write_text_atomic
+from train.cli import ArgumentParser, fail_cleanly
 from train.games import GameSpec, game_spec
 
 Z95 = 1.96
@@ -154,8 +168,9 @@ def deal_summary(records: Sequence[MatchRecord]) -> dict[str, dict[str, float]]:
     }
 
 
-def deal_pairwise(records: Sequence[MatchRecord]) -> dict[tuple[str, str], float]:
-    """Per ordered pair of different names, the share of seat pairs the first finished lower."""
+def pair_counts(records: Sequence[MatchRecord]) -> dict[tuple[str, str], tuple[float, int]]:
+    """Per ordered pair of different names: (seat pairs the first finished lower, ties
+    counting one half; seat pairs)."""
     sums: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0.0, 0.0])
     for rec in records:
         for a, b in itertools.permutations(range(len(rec.seat_names)), 2):
@@ -166,12 +181,17 @@ def deal_pairwise(records: Sequence[MatchRecord]) -> dict[tuple[str, str], float
             cell = sums[(na, nb)]
             cell[0] += 1.0 if ta < tb else 0.5 if ta == tb else 0.0
             cell[1] += 1
-    return {pair: won / count for pair, (won, count) in sums.items()}
+    return {pair: (won, int(count)) for pair, (won, count) in sums.items()}
+
+
+def deal_pairwise(records: Sequence[MatchRecord]) -> dict[tuple[str, str], float]:
+    """Per ordered pair of different names, the share of seat pairs the first finished lower."""
+    return {pair: won / count for pair, (won, count) in pair_counts(records).items()}
 
 
 @dataclass
 class Report:
-    """Everything one tournament measured."""
+    """Everything one tournament measured (``ratings``: the league's, if it fitted them)."""
 
     game: str
     num_players: int
@@ -180,9 +200,11 @@ class Report:
     agents: dict[str, dict[str, Estimate]]
     pairwise: dict[tuple[str, str], Estimate]
     command: str = ""
+    ratings: dict[str, Estimate] = field(default_factory=dict)
+    anchor: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return {
+        data = {
             "game": self.game,
             "num_players": self.num_players,
             "deals": self.deals,
@@ -197,9 +219,21 @@ class Report:
                 for (a, b), e in self.pairwise.items()
             ],
         }
+        if self.ratings:
+            data["ratings"] = {
+                "scale": "Elo (Bradley-Terry)",
+                "anchor": self.anchor or "mean 0",
+                "leaderboard": [
+                    {"agent": name, **e.as_dict()} for name, e in self.leaderboard_order()
+                ],
+            }
+        return data
+
+    def leaderboard_order(self) -> list[tuple[str, Estimate]]:
+        return sorted(self.ratings.items(), key=lambda item: -item[1].mean)
 
     def table(self) -> str:
-        """The per-agent table and the pairwise table as plain text."""
+        """The per-agent table and the pairwise table (and the leaderboard) as plain text."""
         lines = [
             f"{self.game}, {self.num_players} players: {self.matches} matches "
             f"({self.deals} duplicate deals x {self.num_players} seatings per lineup)",
@@ -220,10 +254,22 @@ class Report:
                 e = self.pairwise.get((a, b))
                 cells.append(f"{_fmt_rate(e) if e else '-':>24}")
             lines.append(f"{a:<22}" + "".join(cells))
+        if self.ratings:
+            lines += [
+                "",
+                f"leaderboard: Elo (Bradley-Terry), {self.anchor or 'the mean'} = 0, "
+                "95% bootstrap interval over deals",
+            ]
+            for rank, (name, e) in enumerate(self.leaderboard_order(), start=1):
+                lines.append(
+                    f"{rank:>3}. {name:<22}{e.mean:>8.0f} [{e.low:>6.0f}, {e.high:>6.0f}]"
+                    f"{_fmt_rate(self.agents[name]['match_win']):>26}"
+                )
         return "\n".join(lines)
 
     def plot(self, path: Path) -> None:
-        """A bar chart of match and hand win rates with their 95% intervals."""
+        """A bar chart of match and hand win rates with their 95% intervals, beside the
+        league's ratings when it has them."""
         import matplotlib
 
         matplotlib.use("Agg")
@@ -231,14 +277,15 @@ class Report:
 
         names = list(self.agents)
         x = np.arange(len(names))
-        fig, ax = plt.subplots(figsize=(max(5.0, 1.6 * len(names)), 4))
+        panels = 2 if self.ratings else 1
+        width = max(5.0, 1.6 * len(names))
+        fig, axes = plt.subplots(1, panels, figsize=(width * panels, 4), squeeze=False)
+        ax = axes[0, 0]
         for offset, key, label in (
             (-0.2, "match_win", "match win rate"),
             (0.2, "hand_win", "hand win rate"),
         ):
-            est = [self.agents[n][key] for n in names]
-            means = np.array([e.mean for e in est])
-            err = np.array([[e.mean - e.low for e in est], [e.high - e.mean for e in est]])
+            means, err = _bars([self.agents[n][key] for n in names])
             ax.bar(x + offset, means, 0.4, yerr=err, capsize=4, label=label)
         ax.axhline(1 / self.num_players, color="grey", linestyle="--", label="fair share")
         ax.set_xticks(x, names)
@@ -246,9 +293,39 @@ class Report:
         ax.set_ylabel("rate (95% CI)")
         ax.set_title(f"{self.game}, {self.num_players} players, {self.matches} matches per lineup")
         ax.legend()
+        if self.ratings:
+            ax = axes[0, 1]
+            board = self.leaderboard_order()
+            means, err = _bars([e for _, e in board])
+            ax.bar(np.arange(len(board)), means, 0.6, yerr=err, capsize=4)
+            ax.set_xticks(np.arange(len(board)), [name for name, _ in board])
+            ax.axhline(0, color="grey", linestyle="--")
+            ax.set_ylabel(f"Elo, {self.anchor or 'mean'} = 0 (95% CI)")
+            ax.set_title("league ratings (Bradley-Terry)")
         fig.tight_layout()
-        fig.savefig(path, dpi=100)
+        save_figure(fig, path)
         plt.close(fig)
+
+    def save(self, out: Path) -> tuple[Path, Path]:
+        """Write ``OUT.json`` and ``OUT.png``."""
+        json_path, png_path = out.with_suffix(".json"), out.with_suffix(".png")
+        write_text_atomic(json_path, json.dumps(self.as_dict(), indent=2))
+        self.plot(png_path)
+        return json_path, png_path
+
+
+def save_figure(fig: Any, path: Path) -> None:
+    """A matplotlib figure as a PNG, written in one step."""
+    with atomic_write(path, "wb") as f:
+        fig.savefig(f, format="png", dpi=100)
+
+
+def _bars(estimates: Sequence[Estimate]) -> tuple[np.ndarray, np.ndarray]:
+    """Bar heights and asymmetric error bars of estimates."""
+    means = np.array([e.mean for e in estimates])
+    return means, np.array(
+        [means - [e.low for e in estimates], [e.high for e in estimates] - means]
+    )
 
 
 def _fmt_rate(e: Estimate) -> str:
@@ -257,6 +334,76 @@ def _fmt_rate(e: Estimate) -> str:
 
 def _fmt_num(e: Estimate) -> str:
     return f"{e.mean:6.2f} [{e.low:6.2f}, {e.high:6.2f}]"
+
+
+ELO_PER_NATURAL_UNIT = 400 / math.log(10)
+"""Elo points per unit of the log-odds: a 400-point gap is odds of 10 to 1."""
+
+
+def bradley_terry(wins: np.ndarray, games: np.ndarray) -> np.ndarray:
+    """Maximum-likelihood Bradley-Terry ratings on the Elo scale, with mean 0.
+
+    ``wins[i, j]``: games agent i won against agent j (a tie counts one half to each side),
+    ``games[i, j] = games[j, i]``: games they played. The chance that i beats j is
+    ``1 / (1 + 10 ** ((r_j - r_i) / 400))``. One virtual drawn game between every pair that
+    met keeps the ratings finite when an agent won (or lost) every game. Newton's method
+    on the concave log-likelihood, the first rating held at 0.
+    """
+    k = len(wins)
+    met = games > 0
+    _check_connected(met)
+    w = wins + 0.5 * met
+    n = games + 1.0 * met
+    theta = np.zeros(k)
+    for _ in range(100):
+        p = 1 / (1 + np.exp(theta[None, :] - theta[:, None]))  # p[i, j]: i beats j
+        gradient = (w - n * p).sum(axis=1)
+        curvature = n * p * (1 - p)
+        information = np.diag(curvature.sum(axis=1)) - curvature
+        step = np.linalg.solve(information[1:, 1:], gradient[1:])
+        theta[1:] += step
+        if np.abs(step).max() < 1e-10:
+            break
+    return ELO_PER_NATURAL_UNIT * (theta - theta.mean())
+
+
+def _check_connected(met: np.ndarray) -> None:
+    reached, frontier = {0}, [0]
+    while frontier:
+        for j in np.flatnonzero(met[frontier.pop()]):
+            if int(j) not in reached:
+                reached.add(int(j))
+                frontier.append(int(j))
+    if len(reached) < len(met):
+        raise ValueError("the matches do not link every agent to every other: no common scale")
+
+
+def league_ratings(
+    wins: np.ndarray,
+    games: np.ndarray,
+    names: Sequence[str],
+    anchor: str | None = None,
+    resamples: int = 1000,
+    seed: int = 0,
+) -> dict[str, Estimate]:
+    """Ratings with 95% intervals from per-deal results: ``wins[d, i, j]`` and
+    ``games[d, i, j]`` of deal d (all lineups). The intervals are the 2.5 and 97.5
+    percentiles over ``resamples`` bootstrap resamples of the deals. ``anchor``'s rating is
+    0 (else the mean is)."""
+    deals = len(wins)
+    fits = [bradley_terry(wins.sum(axis=0), games.sum(axis=0))]
+    rng = np.random.default_rng(seed)
+    for _ in range(resamples):
+        chosen = rng.integers(deals, size=deals)
+        fits.append(bradley_terry(wins[chosen].sum(axis=0), games[chosen].sum(axis=0)))
+    ratings = np.array(fits)
+    if anchor is not None:
+        ratings -= ratings[:, [list(names).index(anchor)]]
+    low, high = np.percentile(ratings[1:], [2.5, 97.5], axis=0)
+    return {
+        name: Estimate(float(ratings[0, i]), float(low[i]), float(high[i]))
+        for i, name in enumerate(names)
+    }
 
 
 def lineups_of(
@@ -275,8 +422,51 @@ def lineups_of(
     return [lineup for lineup in lineups if not first_only or 0 in lineup]
 
 
+@dataclass
+class DealPlayer:
+    """Plays one (lineup, deal) task: the deal once per rotation of the lineup; returns
+    its per-agent summary and pair counts. The same in a worker process as in this one."""
+
+    agents: Sequence[Agent]
+    game: GameSpec
+    seed: int
+    rules: dict[str, Any]
+
+    def __call__(self, task: tuple[tuple[int, ...], int]) -> tuple[dict, dict]:
+        lineup, deal = task
+        records = play_deal(
+            self.game, [self.agents[i] for i in lineup], self.seed, deal, self.rules
+        )
+        return deal_summary(records), pair_counts(records)
+
+
+_worker_player: DealPlayer | None = None
+
+
+def _start_worker(specs: Sequence[str], game: str, seed: int, rules: dict[str, Any]) -> None:
+    global _worker_player
+    _worker_player = DealPlayer([make_agent(s) for s in specs], game_spec(game), seed, rules)
+    if "torch" in sys.modules:  # one thread per process: the processes are the parallelism
+        sys.modules["torch"].set_num_threads(1)
+
+
+def _play_in_worker(task: tuple[tuple[int, ...], int]) -> tuple[dict, dict]:
+    assert _worker_player is not None, "the worker was started without agents"
+    return _worker_player(task)
+
+
+def build_agents(agents: Sequence[Agent | str]) -> list[Agent]:
+    """Agents from agents and specs; two different specs may not share a name."""
+    built = [make_agent(a) if isinstance(a, str) else a for a in agents]
+    seen: dict[str, str] = {}
+    for given, agent in zip(agents, built, strict=True):
+        if isinstance(given, str) and seen.setdefault(agent.name, given) != given:
+            raise ValueError(f"two different agents are named {agent.name!r}: rename a file")
+    return built
+
+
 def tournament(
-    agents: Sequence[Agent],
+    agents: Sequence[Agent | str],
     num_players: int = 2,
     matches: int = 100,
     seed: int = 0,
@@ -284,26 +474,49 @@ def tournament(
     rules: dict[str, Any] | None = None,
     progress: bool = True,
     first_only: bool = False,
+    *,
+    workers: int = 1,
+    league: bool = False,
+    anchor: str | None = None,
 ) -> Report:
     """Play ``matches`` matches (rounded up to whole deals) for each lineup, and sum up.
 
-    Agents sharing a name are pooled (several seats of one baseline); agents of
-    different kinds must have different names.
+    Agents are agents or ``make_agent`` specs; with ``workers`` > 1 they must be specs,
+    and each worker process builds its own. Agents sharing a name are pooled (several
+    seats of one baseline); agents of different kinds must have different names.
+    ``league``: fit ratings (:func:`league_ratings`), ``anchor`` (an agent's name) at 0.
     """
     spec = game_spec(game)
-    deals = max(1, math.ceil(matches / num_players))
-    lineups = lineups_of(len(agents), num_players, first_only)
+    rules = dict(rules or {})
+    if matches < 1:
+        raise ValueError(f"matches must be at least 1 (per lineup), got {matches}")
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1, got {workers}")
+    if workers > 1 and not all(isinstance(a, str) for a in agents):
+        raise ValueError("with workers > 1, give the agents as specs: each worker builds its own")
+    spec.new_state(num_players, 0, **rules)  # the player count and rules, checked by the game
+    built = build_agents(agents)
+    names = list(dict.fromkeys(a.name for a in built))
+    if anchor is not None and anchor not in names:
+        raise ValueError(f"the anchor {anchor!r} is not one of the agents: {', '.join(names)}")
+    deals = math.ceil(matches / num_players)
+    lineups = lineups_of(len(built), num_players, first_only)
+    tasks = [(lineup, deal) for lineup in lineups for deal in range(deals)]
     per_deal: list[dict[str, dict[str, float]]] = []
     pair_deal: list[dict[tuple[str, str], float]] = []
-    with tqdm(total=len(lineups) * deals * num_players, unit="match", disable=not progress) as bar:
-        for lineup in lineups:
-            seated = [agents[i] for i in lineup]
-            for deal in range(deals):
-                records = play_deal(spec, seated, seed, deal, rules)
-                per_deal.append(deal_summary(records))
-                pair_deal.append(deal_pairwise(records))
-                bar.update(len(records))
-    names = list(dict.fromkeys(a.name for a in agents))
+    index = {name: i for i, name in enumerate(names)}
+    wins = np.zeros((deals, len(names), len(names)))
+    games = np.zeros_like(wins)
+    with tqdm(total=len(tasks) * num_players, unit="match", disable=not progress) as bar:
+        for (_, deal), (summary, counts) in zip(
+            tasks, _play_all(tasks, built, agents, spec, seed, rules, workers), strict=True
+        ):
+            per_deal.append(summary)
+            pair_deal.append({pair: won / count for pair, (won, count) in counts.items()})
+            for (a, b), (won, count) in counts.items():
+                wins[deal, index[a], index[b]] += won
+                games[deal, index[a], index[b]] += count
+            bar.update(num_players)
     summary = {
         name: {
             key: Estimate.of(
@@ -319,16 +532,51 @@ def tournament(
         for pair in itertools.permutations(names, 2)
         if any(pair in d for d in pair_deal)
     }
-    return Report(spec.name, num_players, deals, deals * num_players, summary, pairs)
+    ratings = league_ratings(wins, games, names, anchor, seed=seed) if league else {}
+    return Report(
+        spec.name, num_players, deals, deals * num_players, summary, pairs, "", ratings, anchor
+    )
+
+
+def _play_all(
+    tasks: list[tuple[tuple[int, ...], int]],
+    built: Sequence[Agent],
+    given: Sequence[Agent | str],
+    spec: GameSpec,
+    seed: int,
+    rules: dict[str, Any],
+    workers: int,
+) -> Iterable[tuple[dict, dict]]:
+    """Every task's result, in the order of ``tasks``, played here or by ``workers``."""
+    if workers == 1:
+        yield from map(DealPlayer(built, spec, seed, rules), tasks)
+        return
+    # spawn, not fork: a forked copy of a process that has started torch's threads can hang.
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(
+        workers, initializer=_start_worker, initargs=(list(given), spec.name, seed, rules)
+    ) as pool:
+        yield from pool.imap(_play_in_worker, tasks)
+
+
+def check_output(out: Path) -> None:
+    """Fail now, not after the tournament, if ``OUT.json`` and ``OUT.png`` cannot be written."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if not os.access(out.parent, os.W_OK):
+        raise ValueError(f"--out: cannot write in {str(out.parent)!r}")
+    for path in (out.with_suffix(".json"), out.with_suffix(".png")):
+        if path.is_dir():
+            raise ValueError(f"--out: {str(path)!r} is a directory")
 
 
 def main(argv: Sequence[str] | None = None) -> Report:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = ArgumentParser("python -m train.evaluate", __doc__.split("\n\n")[0])
     parser.add_argument(
         "--agents",
         nargs="+",
         required=True,
-        help="random, greedy, heuristic, checkpoint (the committed one) or checkpoint paths",
+        help="random, greedy, heuristic, checkpoint (the committed one), checkpoint paths, "
+        "or any other spec agents.make_agent takes",
     )
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--matches", type=int, default=200, help="matches per lineup")
@@ -347,43 +595,53 @@ def main(argv: Sequence[str] | None = None) -> Report:
         action="store_true",
         help="with more agents than seats, only the lineups with the first agent",
     )
+    parser.add_argument(
+        "--league", action="store_true", help="fit Elo ratings (Bradley-Terry) to the results"
+    )
+    parser.add_argument(
+        "--anchor", default=None, help="the agent rated 0 (default: random if it plays)"
+    )
+    parser.add_argument(
+        "--workers", type=int, default=1, help="processes to play the deals (same results)"
+    )
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
+    with fail_cleanly(parser, args.debug):
+        import torch
 
-    import torch
-
-    torch.set_num_threads(1)
-    agents = [make_agent(spec) for spec in args.agents]
-    seen: dict[str, str] = {}
-    for spec, agent in zip(args.agents, agents, strict=True):
-        if seen.setdefault(agent.name, spec) != spec:
-            raise SystemExit(f"two different agents are named {agent.name!r}: rename a file")
-    rules = {}
-    for item in args.rule:
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise SystemExit(f"--rule {item!r}: expected KEY=VALUE")
-        rules[key] = yaml.safe_load(value)
-    report = tournament(
-        agents,
-        args.players,
-        args.matches,
-        args.seed,
-        args.game,
-        rules,
-        not args.no_progress,
-        args.first_only,
-    )
-    report.command = "python -m train.evaluate " + " ".join(
-        argv if argv is not None else __import__("sys").argv[1:]
-    )
-    print(report.table())
-    if args.out is not None:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.with_suffix(".json").write_text(json.dumps(report.as_dict(), indent=2))
-        report.plot(args.out.with_suffix(".png"))
-        print(f"\nwrote {args.out.with_suffix('.json')} and {args.out.with_suffix('.png')}")
-    return report
+        torch.set_num_threads(1)
+        rules = {}
+        for item in args.rule:
+            key, sep, value = item.partition("=")
+            if not sep:
+                raise ValueError(f"--rule {item!r}: expected KEY=VALUE")
+            rules[key] = yaml.safe_load(value)
+        if args.out is not None:
+            check_output(args.out)
+        anchor = args.anchor
+        if args.league and anchor is None and "random" in args.agents:
+            anchor = "random"
+        report = tournament(
+            args.agents,
+            args.players,
+            args.matches,
+            args.seed,
+            args.game,
+            rules,
+            not args.no_progress,
+            args.first_only,
+            workers=args.workers,
+            league=args.league,
+            anchor=anchor,
+        )
+        report.command = "python -m train.evaluate " + " ".join(
+            argv if argv is not None else sys.argv[1:]
+        )
+        print(report.table())
+        if args.out is not None:
+            json_path, png_path = report.save(args.out)
+            print(f"\nwrote {json_path} and {png_path}")
+        return report
 
 
 if __name__ == "__main__":
