@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 import math
 
+import numpy as np
 import pytest
 
 from agents import GreedyAgent, HeuristicAgent, RandomAgent
 from train.evaluate import (
     Estimate,
     MatchRecord,
+    bradley_terry,
     deal_pairwise,
     deal_summary,
     lineups_of,
@@ -120,3 +122,110 @@ def test_games_other_than_spinner_play_by_name():
         progress=False,
     )
     assert report.game == "mexican_train" and report.matches == 2
+
+
+def test_bradley_terry_recovers_known_ratings():
+    """Two agents: the rating gap is 400 log10 of the odds (one virtual draw added);
+    three agents whose results follow the model exactly: their ratings come back."""
+    wins = np.array([[0.0, 75.0], [25.0, 0.0]])
+    games = np.full((2, 2), 100.0) - np.diag([100.0, 100.0])
+    r = bradley_terry(wins, games)
+    assert r[0] - r[1] == pytest.approx(400 * math.log10(75.5 / 25.5))
+    assert r.sum() == pytest.approx(0.0)
+    truth = np.array([-200.0, 0.0, 200.0])
+    p = 1 / (1 + 10 ** ((truth[None, :] - truth[:, None]) / 400))
+    games = np.full((3, 3), 1e7) * (1 - np.eye(3))
+    np.testing.assert_allclose(bradley_terry(p * games, games), truth, atol=0.01)
+
+
+def test_ratings_need_every_agent_linked_by_games():
+    games = np.zeros((3, 3))
+    games[0, 1] = games[1, 0] = 4
+    with pytest.raises(ValueError, match="do not link every agent"):
+        bradley_terry(games / 2, games)
+
+
+def test_a_league_rates_the_agents_with_the_anchor_at_zero(tmp_path):
+    report = main(
+        [
+            "--agents", "random", "greedy", "heuristic",
+            "--matches", "6", "--rule", "num_hands=2", "--league",
+            "--out", str(tmp_path / "league"), "--no-progress",
+        ]
+    )  # fmt: skip
+    assert report.anchor == "random" and report.ratings["random"] == Estimate(0.0, 0.0, 0.0)
+    assert report.ratings["heuristic"].mean > 0
+    for e in report.ratings.values():
+        assert e.low <= e.mean <= e.high
+    data = json.loads((tmp_path / "league.json").read_text())
+    board = data["ratings"]["leaderboard"]
+    assert [row["agent"] for row in board] == [n for n, _ in report.leaderboard_order()]
+    assert "leaderboard: Elo (Bradley-Terry), random = 0" in report.table()
+    assert (tmp_path / "league.png").stat().st_size > 0
+
+
+def test_workers_give_the_results_of_a_serial_run():
+    """Deals spread over processes (each building its agents from the specs) reproduce
+    the serial run exactly, ratings and their bootstrap included."""
+
+    def run(workers: int) -> dict:
+        return tournament(
+            ["random", "greedy", "heuristic"],
+            2,
+            4,
+            seed=5,
+            rules={"num_hands": 2},
+            progress=False,
+            workers=workers,
+            league=True,
+        ).as_dict()
+
+    assert run(2) == run(1)
+
+
+def test_workers_need_specs_and_bad_arguments_raise():
+    with pytest.raises(ValueError, match="give the agents as specs"):
+        tournament([RandomAgent(), GreedyAgent()], 2, 2, workers=2, progress=False)
+    with pytest.raises(ValueError, match="matches must be at least 1"):
+        tournament(["random", "greedy"], 2, 0, progress=False)
+    with pytest.raises(ValueError, match="anchor 'greedy2' is not one of the agents"):
+        tournament(["random", "greedy"], 2, 2, league=True, anchor="greedy2", progress=False)
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--matches", "0"], "matches must be at least 1 (per lineup), got 0"),
+        (["--players", "9"], "num_players"),
+        (["--agents", "random", "grandmaster"], "unknown agent 'grandmaster'"),
+        (["--rule", "num_hands"], "--rule 'num_hands': expected KEY=VALUE"),
+        (["--rule", "hands=3"], "unknown argument(s) hands"),
+        (["--workers", "0"], "workers must be at least 1"),
+        (["--matches", "many"], "argument --matches: invalid int value: 'many'"),
+    ],
+)
+def test_bad_arguments_are_one_line_and_status_2(args, message, capsys):
+    base = ["--agents", "random", "greedy", "--no-progress"]
+    with pytest.raises(SystemExit) as exit_:
+        main(base + args)
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("python -m train.evaluate: error: ") and message in err
+    assert err.count("\n") == 1
+
+
+def test_out_is_checked_before_the_tournament(tmp_path, monkeypatch, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+
+    def no_tournament(*args, **kwargs):
+        raise AssertionError("the tournament ran before --out was checked")
+
+    monkeypatch.setattr("train.evaluate.tournament", no_tournament)
+    with pytest.raises(SystemExit):
+        main(["--agents", "random", "greedy", "--out", str(blocker / "eval")])
+    assert "error:" in capsys.readouterr().err
+    (tmp_path / "eval.json").mkdir()
+    with pytest.raises(SystemExit):
+        main(["--agents", "random", "greedy", "--out", str(tmp_path / "eval")])
+    assert "is a directory" in capsys.readouterr().err

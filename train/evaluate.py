@@ -344,27 +344,31 @@ def bradley_terry(wins: np.ndarray, games: np.ndarray) -> np.ndarray:
     """Maximum-likelihood Bradley-Terry ratings on the Elo scale, with mean 0.
 
     ``wins[i, j]``: games agent i won against agent j (a tie counts one half to each side),
-    ``games[i, j] = games[j, i]``: games they played. The chance that i beats j is
-    ``1 / (1 + 10 ** ((r_j - r_i) / 400))``. One virtual drawn game between every pair that
-    met keeps the ratings finite when an agent won (or lost) every game. Newton's method
-    on the concave log-likelihood, the first rating held at 0.
+    ``games[i, j] = games[j, i]``: games they played; leading axes hold independent data
+    sets, fitted at once. The chance that i beats j is ``1 / (1 + 10 ** ((r_j - r_i) /
+    400))``. One virtual drawn game between every pair that met keeps the ratings finite
+    when an agent won (or lost) every game. Newton's method on the concave
+    log-likelihood, the first rating held at 0.
     """
-    k = len(wins)
+    wins, games = np.asarray(wins, float), np.asarray(games, float)
+    k = wins.shape[-1]
     met = games > 0
-    _check_connected(met)
+    for linked in met.reshape(-1, k, k):
+        _check_connected(linked)
     w = wins + 0.5 * met
     n = games + 1.0 * met
-    theta = np.zeros(k)
+    theta = np.zeros(wins.shape[:-1])
+    diagonal = np.arange(k)
     for _ in range(100):
-        p = 1 / (1 + np.exp(theta[None, :] - theta[:, None]))  # p[i, j]: i beats j
-        gradient = (w - n * p).sum(axis=1)
-        curvature = n * p * (1 - p)
-        information = np.diag(curvature.sum(axis=1)) - curvature
-        step = np.linalg.solve(information[1:, 1:], gradient[1:])
-        theta[1:] += step
+        p = 1 / (1 + np.exp(theta[..., None, :] - theta[..., :, None]))  # p[i, j]: i beats j
+        gradient = (w - n * p).sum(axis=-1)
+        information = -n * p * (1 - p)
+        information[..., diagonal, diagonal] -= information.sum(axis=-1)
+        step = np.linalg.solve(information[..., 1:, 1:], gradient[..., 1:, None])[..., 0]
+        theta[..., 1:] += step
         if np.abs(step).max() < 1e-10:
             break
-    return ELO_PER_NATURAL_UNIT * (theta - theta.mean())
+    return ELO_PER_NATURAL_UNIT * (theta - theta.mean(axis=-1, keepdims=True))
 
 
 def _check_connected(met: np.ndarray) -> None:
@@ -391,12 +395,10 @@ def league_ratings(
     percentiles over ``resamples`` bootstrap resamples of the deals. ``anchor``'s rating is
     0 (else the mean is)."""
     deals = len(wins)
-    fits = [bradley_terry(wins.sum(axis=0), games.sum(axis=0))]
-    rng = np.random.default_rng(seed)
-    for _ in range(resamples):
-        chosen = rng.integers(deals, size=deals)
-        fits.append(bradley_terry(wins[chosen].sum(axis=0), games[chosen].sum(axis=0)))
-    ratings = np.array(fits)
+    chosen = np.random.default_rng(seed).integers(deals, size=(resamples, deals))
+    everything = np.arange(deals)[None, :]  # the data set itself, fitted with the resamples
+    resampled = np.concatenate([everything, chosen])
+    ratings = bradley_terry(wins[resampled].sum(axis=1), games[resampled].sum(axis=1))
     if anchor is not None:
         ratings -= ratings[:, [list(names).index(anchor)]]
     low, high = np.percentile(ratings[1:], [2.5, 97.5], axis=0)
