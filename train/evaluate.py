@@ -448,7 +448,16 @@ _worker_player: DealPlayer | None = None
 def _start_worker(specs: Sequence[str], game: str, seed: int, rules: dict[str, Any]) -> None:
     global _worker_player
     _worker_player = DealPlayer([make_agent(s) for s in specs], game_spec(game), seed, rules)
-    if "torch" in sys.modules:  # one thread per process: the processes are the parallelism
+    one_thread_each()  # the processes are the parallelism
+
+
+def one_thread_each() -> None:
+    """One thread for torch and numpy's BLAS: agents decide one position at a time, where
+    extra threads only wait (and on a busy machine, spin)."""
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(1, user_api="blas")
+    if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(1)
 
 
@@ -609,9 +618,9 @@ def main(argv: Sequence[str] | None = None) -> Report:
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
     with fail_cleanly(parser, args.debug):
-        import torch
+        import torch  # noqa: F401  (loaded now, so that one_thread_each limits it)
 
-        torch.set_num_threads(1)
+        one_thread_each()
         rules = {}
         for item in args.rule:
             key, sep, value = item.partition("=")
