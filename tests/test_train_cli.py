@@ -45,7 +45,7 @@ def write_config(path: Path, config: dict | str) -> Path:
         ({"game": "mexican_train", "backend": "batched"}, "backend: batched plays Spinner only"),
         ({"env": {"rewards": "match"}}, "env: unknown argument(s) rewards"),
         ({"env": {"reward": "gold"}}, "env: "),
-        ({"num_players": 9}, "env: "),
+        ({"num_players": 9}, "num_players must be an integer from 2 to 8, got 9"),
         ({"init_from": "missing.zip"}, "init_from: no such file 'missing.zip'"),
     ],
 )

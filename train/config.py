@@ -147,8 +147,9 @@ class TrainConfig:
         spec = game_spec(self.game)
         if self.backend == "batched" and self.game != "spinner":
             raise ValueError("backend: batched plays Spinner only (game: spinner)")
+        spec.raw_env(num_players=self.num_players)  # the game knows its player counts
         try:
-            # The game's env checks its own arguments: player count, rules, reward, episode.
+            # ... and checks its own arguments: rules, reward, episode.
             spec.raw_env(num_players=self.num_players, **self.env)
         except (ValueError, TypeError) as error:
             raise ValueError(f"env: {error}") from error
@@ -156,14 +157,18 @@ class TrainConfig:
             raise ValueError(f"init_from: no such file {self.init_from!r}")
 
     @classmethod
-    def from_dict(cls, data: Any, source: str = "the config") -> TrainConfig:
-        """Check ``data`` (what a YAML file holds) against the schema; ``source`` names it
-        in the error messages."""
+    def from_dict(cls, data: Any, source: str | None = None) -> TrainConfig:
+        """Check ``data`` (what a YAML file holds) against the schema; ``source`` (the
+        file) begins the error messages."""
         if data is None:
-            raise ValueError(f"{source} is empty: expected keys such as num_players")
+            raise ValueError(
+                f"{source or 'the config'} is empty: expected keys such as num_players"
+            )
         try:
             return parse(cls, data)
         except ValueError as error:
+            if source is None:
+                raise
             raise ValueError(f"{source}: {error}") from error
 
     def as_dict(self) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 import shutil
 import time
+from abc import abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -157,8 +158,9 @@ class PeriodicCallback(BaseCallback):
             self.on_schedule()
         return True
 
+    @abstractmethod
     def on_schedule(self) -> None:
-        raise NotImplementedError
+        """The job to run on the schedule."""
 
 
 class SelfPlayCallback(PeriodicCallback):
