@@ -46,6 +46,7 @@ bench-smoke: $(STAMP)
 	$(PY) bench/bench_speed.py --smoke
 	$(PY) bench/bench_heuristic.py --smoke
 	$(PY) bench/bench_ppo.py --smoke
+	$(PY) bench/bench_web.py --smoke
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

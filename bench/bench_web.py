@@ -9,6 +9,7 @@ maximum per line-up, and the mean number of agent replies an answer carried.
 
     python bench/bench_web.py
     python bench/bench_web.py --matches 5 --game mexican_train
+    python bench/bench_web.py --smoke         # one 1-hand match per line-up: does it run
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import statistics
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import httpx
@@ -69,12 +71,15 @@ def move_times(
     return times, replies
 
 
-def main() -> None:
+def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="spinner", choices=["spinner", "mexican_train"])
     parser.add_argument("--matches", type=int, default=3)
     parser.add_argument("--hands", type=int, default=2, help="hands (rounds) per match")
-    args = parser.parse_args()
+    parser.add_argument("--smoke", action="store_true", help="one 1-hand match per line-up")
+    args = parser.parse_args(argv)
+    if args.smoke:
+        args.matches, args.hands = 1, 1
     with tempfile.TemporaryDirectory() as data_dir:
         url, server, thread = serve(Path(data_dir))
         with httpx.Client(base_url=url) as http:

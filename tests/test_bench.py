@@ -20,6 +20,7 @@ BENCH = Path(__file__).resolve().parent.parent / "bench"
         ("bench_speed", "batched B=64 (2p)"),
         ("bench_heuristic", "compiled / agent"),
         ("bench_ppo", "batched, n_envs=16"),
+        ("bench_web", "8p vs heuristic"),
     ],
 )
 def test_each_benchmark_runs_in_smoke_mode(script, printed, monkeypatch, capsys):
