@@ -224,3 +224,14 @@ def test_an_interrupted_save_leaves_the_previous_model_whole(tmp_path):
         save_model(model, path)
     assert path.read_bytes() == before
     assert [p.name for p in tmp_path.iterdir()] == ["model.zip"]
+
+
+def test_evaluating_during_training_leaves_the_training_unchanged(tmp_path):
+    """The learning curve's evaluations draw no randomness that training uses."""
+    quiet = tiny_config(total_timesteps=256, checkpoint_every=0, eval={})
+    watched = {**quiet, "eval": {"every": 128, "matches": 2, "against": ["greedy"]}}
+    a = train(quiet, tmp_path / "a", progress_bar=False)
+    b = train(watched, tmp_path / "b", progress_bar=False)
+    weights_a = MaskablePPO.load(a.parent / "final.zip", device="cpu").policy.state_dict()
+    weights_b = MaskablePPO.load(b.parent / "final.zip", device="cpu").policy.state_dict()
+    assert all(torch.equal(weights_a[k], weights_b[k]) for k in weights_a)

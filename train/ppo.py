@@ -203,7 +203,8 @@ class EvaluationCallback(PeriodicCallback):
         self.evaluate()
 
     def evaluate(self) -> dict[str, Estimate]:
-        learner = PolicyAgent.frozen_copy(self.model.policy, "learner")
+        with torch.random.fork_rng():  # building the copy draws initial weights: not training's
+            learner = PolicyAgent.frozen_copy(self.model.policy, "learner")
         rates = {}
         for opponent in self.opponents:
             report = tournament(
