@@ -39,12 +39,14 @@ from spinner_env.spinner import ALL_TILES, SpinnerRules
 from spinner_env.vector import (
     GreedyPolicy,
     LearnerBatch,
+    MexicanTrainVecEnv,
     SpinnerVecEnv,
     SpinnerVectorEnv,
     as_batched,
 )
 from spinner_env.wrappers import SingleAgentEnv
 from train.config import TrainConfig
+from train.ppo import make_pool, make_training_env
 
 
 class Seeded:
@@ -437,9 +439,12 @@ def test_learner_batch_keeps_one_weight_row_per_heuristic_weight_set():
     assert len(batch.heuristic_weights) == 2
 
 
-def test_train_ppo_backend_batched_refuses_other_games():
-    with pytest.raises(ValueError, match="Spinner only"):
-        TrainConfig.from_dict(tiny_config(game="mexican_train", backend="batched"))
+def test_train_ppo_backend_batched_builds_the_games_vec_env():
+    config = TrainConfig.from_dict(
+        tiny_config(game="mexican_train", backend="batched", env={"num_rounds": 1})
+    )
+    env = make_training_env(config, make_pool(config, 0))
+    assert isinstance(env, MexicanTrainVecEnv) and env.num_envs == config.n_envs
 
 
 def test_agents_without_a_batched_policy_cannot_play_batched():

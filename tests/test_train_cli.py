@@ -42,7 +42,6 @@ def write_config(path: Path, config: dict | str) -> Path:
         ({"eval": {"matches": 0}}, "eval.matches must be at least 1"),
         ({"eval": ["random"]}, "eval: expected a mapping of keys, got ['random']"),
         ({"game": "chess"}, "unknown game 'chess'"),
-        ({"game": "mexican_train", "backend": "batched"}, "backend: batched plays Spinner only"),
         ({"env": {"rewards": "match"}}, "env: unknown argument(s) rewards"),
         ({"env": {"reward": "gold"}}, "env: "),
         ({"num_players": 9}, "num_players must be an integer from 2 to 8, got 9"),

@@ -1,7 +1,7 @@
 """MaskablePPO self-play training: ``python -m train.ppo --config configs/quick.yaml``.
 
 The learner plays one seat (rotating) of :class:`spinner_env.wrappers.SingleAgentEnv`
-(``backend: aec``) or of the batched Spinner engine (``backend: batched``); the other
+(``backend: aec``) or of the game's batched engine (``backend: batched``); the other
 seats are drawn, every episode and seat by seat, from an opponent pool that holds fixed
 opponents (any ``agents.make_agent`` spec) and frozen snapshots of the learner, a new
 snapshot every ``opponents.snapshot_every`` steps (the oldest dropped past ``max_snapshots``).
@@ -115,12 +115,13 @@ def make_pool(config: TrainConfig, seed: int) -> OpponentPool:
 
 def make_training_env(config: TrainConfig, pool: OpponentPool) -> VecEnv:
     """The learner's ``n_envs`` games as an SB3 VecEnv: ``backend: aec`` steps a
-    ``SingleAgentEnv`` per game; ``backend: batched`` (Spinner) all games in one call."""
+    ``SingleAgentEnv`` per game; ``backend: batched`` all games in one call."""
     if config.backend == "batched":
         return make_vec_env(
             config.n_envs,
             config.num_players,
             pool,
+            game=config.game,
             skip_forced=config.skip_forced,
             **config.env,
         )
