@@ -40,6 +40,7 @@ from spinner_env.vector import (
     as_batched,
     make_vec_env,
 )
+from train.config import load_config
 from train.ppo import make_pool
 
 
@@ -263,7 +264,7 @@ def test_maskable_ppo_trains_on_the_mexican_train_vec_env() -> None:
     """``make_vec_env(game="mexican_train")`` with the opponent pool of
     ``configs/mexican_train_4p.yaml`` (random, greedy and heuristic agents, all played in
     compiled code): what ``train.ppo`` builds for ``backend: batched``."""
-    pool = make_pool({"opponents": {"baselines": {"random": 0.5, "greedy": 1, "heuristic": 4}}}, 0)
+    pool = make_pool(load_config("configs/mexican_train_4p.yaml"), 0)
     venv = make_vec_env(
         8, 4, pool, game="mexican_train", skip_forced=True, reward="hand_score", episode="hand"
     )
