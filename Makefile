@@ -47,6 +47,8 @@ bench-smoke: $(STAMP)
 	$(PY) bench/bench_heuristic.py --smoke
 	$(PY) bench/bench_ppo.py --smoke
 	$(PY) bench/bench_web.py --smoke
+	$(PY) bench/bench_batched_mexican_train.py --smoke
+	$(PY) bench/fuzz.py --short
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

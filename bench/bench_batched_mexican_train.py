@@ -21,6 +21,7 @@ round by round.
 
     python bench/bench_batched_mexican_train.py                 # 4 players, 3 rounds of 3 s
     python bench/bench_batched_mexican_train.py --players 2 --seconds 10 --repeats 5
+    python bench/bench_batched_mexican_train.py --smoke    # 1 round of 0.1 s, small B: does it run
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from __future__ import annotations
 import argparse
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from bench_aec import random_play_rate
@@ -104,27 +105,32 @@ def vec_env_rate(rules: MexicanTrainRules, num_envs: int, seconds: float, seed: 
     return {"decisions_per_s": decisions / elapsed, "decisions": decisions, "episodes": episodes}
 
 
-def main() -> None:
+def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--seconds", type=float, default=3.0, help="per run")
     parser.add_argument(
         "--repeats", type=int, default=3, help="rounds (every row runs once per round)"
     )
-    args = parser.parse_args()
+    parser.add_argument("--smoke", action="store_true", help="1 round of 0.1 s, the smallest B")
+    args = parser.parse_args(argv)
+    batch_sizes, learner_batch_sizes = BATCH_SIZES, LEARNER_BATCH_SIZES
+    if args.smoke:
+        args.seconds, args.repeats = 0.1, 1
+        batch_sizes, learner_batch_sizes = BATCH_SIZES[:1], LEARNER_BATCH_SIZES[:1]
     n, seconds = args.players, args.seconds
     rules = MexicanTrainRules(num_players=n)
     aec = f"mexican_train_v0 AEC ({n}p)"
     runs: dict[str, Callable[[], dict]] = {
         aec: lambda: random_play_rate(lambda: mexican_train_v0.env(num_players=n), seconds)
     }
-    for b in BATCH_SIZES:
+    for b in batch_sizes:
         runs[f"batched B={b} ({n}p)"] = lambda b=b: batched_random_play_rate(
             BatchedMexicanTrain(b, rules), seconds
         )
     single = f"learner vs heuristics, SingleAgentEnv ({n}p)"
     runs[single] = lambda: single_agent_rate(n, seconds)
-    for b in LEARNER_BATCH_SIZES:
+    for b in learner_batch_sizes:
         runs[f"learner vs heuristics, VecEnv B={b} ({n}p)"] = lambda b=b: vec_env_rate(
             rules, b, seconds
         )
@@ -149,8 +155,8 @@ def main() -> None:
             f"{np.median(per_cpu[name]):>13,.0f}"
         )
     print(f"(x base: the same-round ratio to {aec}, for learner rows to {single})")
-    largest = f"batched B={BATCH_SIZES[-1]} ({n}p)"
-    largest_vec = f"learner vs heuristics, VecEnv B={LEARNER_BATCH_SIZES[-1]} ({n}p)"
+    largest = f"batched B={batch_sizes[-1]} ({n}p)"
+    largest_vec = f"learner vs heuristics, VecEnv B={learner_batch_sizes[-1]} ({n}p)"
     for name, base in ((largest, aec), (largest_vec, single)):
         ratios = np.divide(walls[name], walls[base])
         print(

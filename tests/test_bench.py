@@ -14,16 +14,18 @@ BENCH = Path(__file__).resolve().parent.parent / "bench"
 
 
 @pytest.mark.parametrize(
-    "script, printed",
+    "script, smoke, printed",
     [
-        ("bench_aec", "mexican_train_v0"),
-        ("bench_speed", "batched B=64 (2p)"),
-        ("bench_heuristic", "compiled / agent"),
-        ("bench_ppo", "batched, n_envs=16"),
-        ("bench_web", "8p vs heuristic"),
+        ("bench_aec", "--smoke", "mexican_train_v0"),
+        ("bench_speed", "--smoke", "batched B=64 (2p)"),
+        ("bench_heuristic", "--smoke", "compiled / agent"),
+        ("bench_ppo", "--smoke", "batched, n_envs=16"),
+        ("bench_web", "--smoke", "8p vs heuristic"),
+        ("bench_batched_mexican_train", "--smoke", "batched B=1 (4p)"),
+        ("fuzz", "--short", "other exceptions"),
     ],
 )
-def test_each_benchmark_runs_in_smoke_mode(script, printed, monkeypatch, capsys):
+def test_each_benchmark_runs_in_smoke_mode(script, smoke, printed, monkeypatch, capsys):
     monkeypatch.syspath_prepend(str(BENCH))  # the scripts import each other as run from bench/
-    importlib.import_module(script).main(["--smoke"])
+    assert importlib.import_module(script).main([smoke]) in (None, 0)  # fuzz: 0, no failure
     assert printed in capsys.readouterr().out
