@@ -49,6 +49,7 @@ bench-smoke: $(STAMP)
 	$(PY) bench/bench_web.py --smoke
 	$(PY) bench/bench_batched_mexican_train.py --smoke
 	$(PY) bench/fuzz.py --short
+	$(PY) bench/bench_search.py --smoke
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

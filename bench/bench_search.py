@@ -14,6 +14,7 @@
     python bench/bench_search.py                      # budgets 0.01, 0.03 s; 20 matches each
     python bench/bench_search.py --budgets 0.01 0.03 0.1 0.3 --matches 100
     python bench/bench_search.py --skip-strength      # speed only (about a minute)
+    python bench/bench_search.py --smoke              # a few seconds: does it run
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from __future__ import annotations
 import argparse
 import random
 import time
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -117,13 +119,20 @@ def batched_heuristic_rate(num_players: int, num_games: int, seconds: float) -> 
     return moves / (time.perf_counter() - start)
 
 
-def main() -> None:
+def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--positions", type=int, default=20, help="decisions timed per row")
     parser.add_argument("--budgets", type=float, nargs="+", default=[0.01, 0.03])
     parser.add_argument("--matches", type=int, default=20, help="matches per budget and player")
     parser.add_argument("--skip-strength", action="store_true")
-    args = parser.parse_args()
+    parser.add_argument(
+        "--smoke", action="store_true", help="2 positions, B up to 64, 2 matches at 0.01 s"
+    )
+    args = parser.parse_args(argv)
+    batches, batch_seconds = (1, 64, 1024), 2.0
+    if args.smoke:
+        args.positions, args.budgets, args.matches = 2, [0.01], 2
+        batches, batch_seconds = (1, 64), 0.1
 
     print("1. iterations per second (2 players, reference engine, one core)")
     print(f"{'game':<15}{'player':<10}{'rollout':<11}{'iterations/s':>14}")
@@ -143,8 +152,8 @@ def main() -> None:
         if game == "spinner":
             reference = moves / costs["rollout heuristic"]
             print(f"  reference engine, heuristic rollout: {reference:,.0f} moves/s")
-            for batch in (1, 64, 1024):
-                rate = batched_heuristic_rate(2, batch, 2.0)
+            for batch in batches:
+                rate = batched_heuristic_rate(2, batch, batch_seconds)
                 print(
                     f"  batched engine + compiled heuristic, B={batch}: {rate:,.0f} moves/s "
                     f"({rate / reference:.0f}x)"
