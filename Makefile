@@ -39,7 +39,7 @@ bench: $(STAMP)
 	$(PY) bench/bench_aec.py
 	$(PY) bench/bench_speed.py
 
-# Each benchmark for a fraction of a second (tests/test_bench.py runs the same in CI);
+# Each benchmark for a few seconds (tests/test_bench.py runs the same in CI);
 # bench/instructions.py --smoke needs valgrind and minutes, so it is not among them.
 bench-smoke: $(STAMP)
 	$(PY) bench/bench_aec.py --smoke
