@@ -46,7 +46,7 @@ _ENCODINGS: dict[str, Encoding] = {
     "spinner": spinner_v0.ENCODING,
     "mexican_train": mexican_train_v0.ENCODING,
 }
-"""The games by the names ``train.games`` gives them."""
+"""The games by the names ``spinner_env.games`` gives them."""
 
 _ACTIVATIONS = {
     "tanh": (torch.nn.Tanh, np.tanh),

@@ -30,9 +30,9 @@ from agents import make_agent
 from agents.base import GameView
 from agents.heuristic import HeuristicAgent
 from spinner_env.belief import Belief
+from spinner_env.games import game_spec
 from spinner_env.match import MatchState
 from train.evaluate import tournament
-from train.games import game_spec
 
 
 def positions(game: str, num_players: int, count: int) -> list[tuple[MatchState, np.ndarray]]:

@@ -28,8 +28,8 @@ import numpy as np
 from agents import Agent, GameView, make_agent
 from spinner_env.aec import Encoding
 from spinner_env.files import write_text_atomic
+from spinner_env.games import GAMES, GameSpec, game_spec
 from spinner_env.match import MatchState
-from train.games import GAMES, GameSpec, game_spec
 
 HUMAN = "human"
 """The seat spec of a person."""
@@ -95,7 +95,7 @@ class Table:
         agents = {}
         for seat, seat_spec in enumerate(seats):
             if seat_spec != HUMAN:
-                agents[seat] = make_agent(seat_spec, seed=seed)
+                agents[seat] = make_agent(seat_spec, seed=seed, encoding=spec.encoding)
         return cls(spec, seats, seed, state, log, agents)
 
     # ------------------------------------------------------------------ turns
@@ -158,16 +158,10 @@ class Table:
 def _check_plays(agent: Agent, spec: str, state: MatchState, game: GameSpec) -> None:
     """ValueError unless ``agent`` can decide in this game at this player count.
 
-    A checkpoint is laid out for one game's observation size; any other agent gets one
-    dry decision (which shows nothing where the first move is forced).
+    A policy file was checked against the game as it loaded (``make_agent``); every agent
+    gets one dry decision too (which shows nothing where the first move is forced).
     """
     cannot = f"agent {spec!r} cannot play {game.name} with {state.num_players} players"
-    space = getattr(getattr(agent, "policy", None), "observation_space", None)
-    if space is not None and space.shape != (game.encoding.obs_size,):
-        raise ValueError(
-            f"{cannot}: it reads observations of shape {space.shape}, "
-            f"the game gives ({game.encoding.obs_size},)"
-        )
     try:
         agent_move(agent, state.copy(), game.encoding)
     except Exception as err:  # any failure means the agent cannot play here

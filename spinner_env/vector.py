@@ -620,7 +620,7 @@ VEC_ENVS: dict[str, type[BatchedVecEnv]] = {
     "spinner": SpinnerVecEnv,
     "mexican_train": MexicanTrainVecEnv,
 }
-"""The SB3 adapter of each game, by its name in ``train.games``."""
+"""The SB3 adapter of each game, by its name in ``spinner_env.games``."""
 
 
 def make_vec_env(

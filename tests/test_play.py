@@ -85,7 +85,7 @@ def test_two_human_seats_take_turns(monkeypatch, capsys):
         (["--players", "4", "--opponents", "random", "greedy"], "2 opponents given for 3"),
         (["--players", "9"], "num_players must be an integer from 2 to 8"),
         (["--seat", "5"], "--seat must be seats from 0 to 1"),
-        (["--game", "mexican_train", "--opponents", "checkpoint"], "cannot play mexican_train"),
+        (["--game", "mexican_train", "--opponents", "checkpoint"], "does not fit Mexican Train"),
         (["--load", "/nonexistent/match.json"], "No such file"),
     ],
 )

@@ -12,10 +12,10 @@ from agents import make_agent
 from agents.base import GameView
 from agents.search import MIN_TIME, ISMCTSAgent, PIMCAgent, _Node
 from spinner_env.belief import Belief
+from spinner_env.games import game_spec
 from spinner_env.match import MatchState
 from spinner_env.spinner import SpinnerState
 from train.evaluate import tournament
-from train.games import game_spec
 
 
 def decision(game: str, num_players: int, seed: int) -> tuple[MatchState, np.ndarray]:

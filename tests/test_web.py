@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from spinner_env.games import game_spec
 from spinner_env.mexican_train import MexicanTile
 from spinner_env.play import Table
 from spinner_env.spinner import ALL_TILES, SpinnerState, SpinnerTile, parse
 from spinner_env.web import create_app
-from train.games import game_spec
 
 TILE_TOKEN = re.compile(r"(?<![\w.-])(\d+|S)-(\d+|S)(?![\w.-])")
 
@@ -184,7 +184,7 @@ def test_bad_requests_get_a_clear_4xx_and_change_nothing(tmp_path):
         ({"players": 4, "opponents": ["random", "greedy"]}, "2 opponents given for 3"),
         ({"opponents": ["/tmp/evil.pt"]}, "not started with (--checkpoint)"),
         ({"opponents": ["evil.safetensors"]}, "not started with (--checkpoint)"),
-        ({"game": "mexican_train", "opponents": ["checkpoint"]}, "cannot play mexican_train"),
+        ({"game": "mexican_train", "opponents": ["checkpoint"]}, "does not fit Mexican Train"),
         ({"seed": -1}, "seed: Input should be greater than or equal to 0"),
         ({"hands": 11}, "num_hands must be an integer from 1 to 10"),
     ],

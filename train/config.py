@@ -9,7 +9,7 @@ starts. ``0`` turns off the periodic jobs (``checkpoint_every``, ``eval.every``,
 ``opponents.snapshot_every``).
 
 The ``env`` section holds the game env's own arguments (``reward``, ``episode``,
-``num_hands``, variant flags); the game's env checks them itself (``train.games``).
+``num_hands``, variant flags); the game's env checks them itself (``spinner_env.games``).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from typing import Any, Literal, TypeVar, Union
 
 import yaml
 
-from train.games import game_spec
+from spinner_env.games import game_spec
 
 T = TypeVar("T")
 

@@ -51,8 +51,8 @@ from tqdm import tqdm
 from agents import make_agent
 from agents.base import Agent, GameView
 from spinner_env.files import atomic_write, write_text_atomic
+from spinner_env.games import GameSpec, game_spec
 from train.cli import ArgumentParser, fail_cleanly
-from train.games import GameSpec, game_spec
 
 Z95 = 1.96
 RATE = (0.0, 1.0)
@@ -447,7 +447,8 @@ _worker_player: DealPlayer | None = None
 
 def _start_worker(specs: Sequence[str], game: str, seed: int, rules: dict[str, Any]) -> None:
     global _worker_player
-    _worker_player = DealPlayer([make_agent(s) for s in specs], game_spec(game), seed, rules)
+    spec = game_spec(game)
+    _worker_player = DealPlayer(build_agents(specs, spec), spec, seed, rules)
     one_thread_each()  # the processes are the parallelism
 
 
@@ -466,9 +467,12 @@ def _play_in_worker(task: tuple[tuple[int, ...], int]) -> tuple[dict, dict]:
     return _worker_player(task)
 
 
-def build_agents(agents: Sequence[Agent | str]) -> list[Agent]:
-    """Agents from agents and specs; two different specs may not share a name."""
-    built = [make_agent(a) if isinstance(a, str) else a for a in agents]
+def build_agents(agents: Sequence[Agent | str], game: GameSpec) -> list[Agent]:
+    """Agents from agents and specs (a policy file is checked against the game as it
+    loads); two different specs may not share a name."""
+    built = [
+        make_agent(a, encoding=game.encoding) if isinstance(a, str) else a for a in agents
+    ]
     seen: dict[str, str] = {}
     for given, agent in zip(agents, built, strict=True):
         if isinstance(given, str) and seen.setdefault(agent.name, given) != given:
@@ -506,7 +510,7 @@ def tournament(
     if workers > 1 and not all(isinstance(a, str) for a in agents):
         raise ValueError("with workers > 1, give the agents as specs: each worker builds its own")
     spec.new_state(num_players, 0, **rules)  # the player count and rules, checked by the game
-    built = build_agents(agents)
+    built = build_agents(agents, spec)
     names = list(dict.fromkeys(a.name for a in built))
     if anchor is not None and anchor not in names:
         raise ValueError(f"the anchor {anchor!r} is not one of the agents: {', '.join(names)}")

@@ -45,12 +45,12 @@ from agents.base import Agent
 from agents.policy import SUFFIX as POLICY_SUFFIX
 from agents.policy import PolicyAgent, save_policy
 from spinner_env.files import atomic_write, write_text_atomic
+from spinner_env.games import game_spec
 from spinner_env.vector import make_vec_env
 from spinner_env.wrappers import SingleAgentEnv
 from train.cli import ArgumentParser, fail_cleanly
 from train.config import TrainConfig, load_config
 from train.evaluate import Estimate, tournament
-from train.games import game_spec
 
 
 @dataclass
@@ -197,7 +197,10 @@ class EvaluationCallback(PeriodicCallback):
         super().__init__(every)
         self.config = config
         self.matches = matches
-        self.opponents = [make_agent(spec, seed=config.seed) for spec in against]
+        encoding = game_spec(config.game).encoding
+        self.opponents = [
+            make_agent(spec, seed=config.seed, encoding=encoding) for spec in against
+        ]
         self.history: list[tuple[int, str, Estimate]] = []
 
     def on_schedule(self) -> None:

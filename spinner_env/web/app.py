@@ -35,13 +35,13 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
 from agents import BASELINES
+from spinner_env.games import GAMES
 from spinner_env.match import Draw, Pass
 from spinner_env.mexican_train import MexicanTrainState
 from spinner_env.picture import table_scene, to_svg
 from spinner_env.play import HUMAN, Table, seat_specs
 from spinner_env.spinner import SpinnerTile
 from spinner_env.web.store import GameStore, UnknownGameError
-from train.games import GAMES
 
 STATIC = Path(__file__).parent / "static"
 

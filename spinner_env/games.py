@@ -1,4 +1,4 @@
-"""The games training and evaluation know, by name.
+"""The suite's games by name: what training, evaluation and the play front ends look up.
 
 Each is its PettingZoo env class (a ``DominoAECEnv``): it validates the rules arguments
 and knows its engine (``state_class``) and encoding, so evaluation can play the engine
