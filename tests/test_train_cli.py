@@ -3,11 +3,16 @@ directories are never silently replaced, ``--resume`` continues a run, saves are
 
 from __future__ import annotations
 
+import base64
+import json
 import re
+import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
+import cloudpickle
 import pytest
 import torch
 import yaml
@@ -185,6 +190,41 @@ def test_resume_continues_from_the_latest_checkpoint(tmp_path, capsys):
         train({**config, "total_timesteps": 384}, out, progress_bar=False, resume=True)
     with pytest.raises(ValueError, match=r"differs from the run's .* in seed"):
         train({**config, "seed": 5}, out, progress_bar=False, resume=True)
+
+
+class _Marker:
+    """Unpickling this creates the file at ``path``."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def __reduce__(self):
+        return (Path.touch, (self.path,))
+
+
+def test_resume_reads_tensors_and_json_and_never_unpickles(tmp_path, capsys):
+    """A run directory from elsewhere can carry a pickle payload in its checkpoint's
+    data (SB3 stores some entries pickled); --resume must not run it."""
+    config = tiny_config(total_timesteps=128, checkpoint_every=0, eval={})
+    out = tmp_path / "run"
+    train(config, out, progress_bar=False)
+    marker = tmp_path / "payload_ran"
+    final = out / "final.zip"
+    with zipfile.ZipFile(final) as archive:
+        entries = {name: archive.read(name) for name in archive.namelist()}
+    data = json.loads(entries["data"])
+    payload = base64.b64encode(cloudpickle.dumps(_Marker(marker))).decode()
+    data["lr_schedule"][":serialized:"] = payload
+    entries["data"] = json.dumps(data).encode()
+    with zipfile.ZipFile(final, "w") as archive:
+        for name, content in entries.items():
+            archive.writestr(name, content)
+    tampered = shutil.copy(final, tmp_path / "tampered.zip")
+    train({**config, "total_timesteps": 256}, out, progress_bar=False, resume=True)
+    assert "from final.zip at 128 steps" in capsys.readouterr().out
+    assert not marker.exists()
+    MaskablePPO.load(tampered, device="cpu")  # the payload is real: SB3's own load runs it
+    assert marker.exists()
 
 
 def test_resume_without_a_run_or_a_checkpoint_is_refused(tmp_path):

@@ -20,9 +20,11 @@ against each opponent of ``eval.against``; the win rates go to the log as
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import time
+import zipfile
 from abc import abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -243,6 +245,17 @@ def latest_checkpoint(out: Path) -> Path | None:
     return steps[max(steps)] if steps else None
 
 
+def trained_steps(checkpoint: Path) -> tuple[int, int]:
+    """The steps and PPO updates a ``MaskablePPO.save`` archive has trained, read from
+    its JSON ``data`` alone (SB3 pickles some of its other entries)."""
+    try:
+        with zipfile.ZipFile(checkpoint) as archive:
+            data = json.loads(archive.read("data"))
+        return int(data["num_timesteps"]), int(data["_n_updates"])
+    except (OSError, KeyError, ValueError, TypeError, zipfile.BadZipFile) as error:
+        raise ValueError(f"{str(checkpoint)!r} is not a MaskablePPO checkpoint: {error}") from None
+
+
 def prepare_run_dir(config: TrainConfig, out: Path, resume: bool, overwrite: bool) -> Path | None:
     """Check the run directory before any work; return the checkpoint to resume from.
 
@@ -331,24 +344,25 @@ def train(
     threadpool_limits(config.torch_threads, user_api="blas")
     set_random_seed(config.seed)
     vec_env = make_training_env(config, pool)
+    model = MaskablePPO(
+        "MlpPolicy",
+        vec_env,
+        seed=config.seed,
+        device="cpu",
+        tensorboard_log=str(out / "tb"),
+        verbose=0,
+        **config.ppo.model_kwargs(),
+    )
     if checkpoint is None:
         vec_env.seed(config.seed)
-        model = MaskablePPO(
-            "MlpPolicy",
-            vec_env,
-            seed=config.seed,
-            device="cpu",
-            tensorboard_log=str(out / "tb"),
-            verbose=0,
-            **config.ppo.model_kwargs(),
-        )
         if config.init_from:
             # Weights only (a .zip from MaskablePPO.save): the rest of the config applies.
             model.set_parameters(str(config.init_from), exact_match=True, device="cpu")
     else:
-        model = MaskablePPO.load(
-            checkpoint, env=vec_env, device="cpu", tensorboard_log=str(out / "tb")
-        )
+        # Weights and optimizer state as tensors, the step count from the JSON beside
+        # them: MaskablePPO.load would unpickle the archive's other entries.
+        model.set_parameters(str(checkpoint), exact_match=True, device="cpu")
+        model.num_timesteps, model._n_updates = trained_steps(checkpoint)
         done = model.num_timesteps
         if done >= config.total_timesteps:
             raise ValueError(
