@@ -96,6 +96,19 @@ class Agent(ABC):
         return f"{type(self).__name__}({self.name!r})"
 
 
+def choose_move(agent: Agent, state: MatchState, encoding: Encoding) -> Any:
+    """The move ``agent`` chooses for the seat to act in ``state``, asked as the
+    environment asks it (observation, mask, engine view); ValueError if it picks an
+    illegal action."""
+    mask = np.zeros(encoding.num_actions, np.int8)
+    mask[[encoding.action_of(m) for m in state.legal_moves()]] = 1
+    obs = encoding.observation(state, state.current) if agent.needs_observation else None
+    action = agent.act(obs, mask, GameView(state, encoding))
+    if not 0 <= action < len(mask) or not mask[action]:
+        raise ValueError(f"{agent!r} chose the illegal action {action}")
+    return encoding.move_of(action)
+
+
 def legal_actions(action_mask: np.ndarray) -> np.ndarray:
     """The legal action ids of a mask, ascending."""
     legal = np.flatnonzero(action_mask)

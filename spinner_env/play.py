@@ -23,10 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from agents import Agent, GameView, make_agent
-from spinner_env.aec import Encoding
+from agents import Agent, make_agent
+from agents.base import choose_move
 from spinner_env.files import write_text_atomic
 from spinner_env.games import GAMES, GameSpec, game_spec
 from spinner_env.match import MatchState
@@ -36,18 +34,6 @@ HUMAN = "human"
 
 HANDS_ARGUMENT = {"spinner": "num_hands", "mexican_train": "num_rounds"}
 """The env argument that sets the length of a match, per game."""
-
-
-def agent_move(agent: Agent, state: MatchState, encoding: Encoding) -> Any:
-    """The move ``agent`` chooses for the seat to act; ValueError if it picks an illegal one."""
-    legal = state.legal_moves()
-    mask = np.zeros(encoding.num_actions, np.int8)
-    mask[[encoding.action_of(m) for m in legal]] = 1
-    obs = encoding.observation(state, state.current) if agent.needs_observation else None
-    action = agent.act(obs, mask, GameView(state, encoding))
-    if not 0 <= action < len(mask) or not mask[action]:
-        raise ValueError(f"{agent!r} chose the illegal action {action}")
-    return encoding.move_of(action)
 
 
 @dataclass
@@ -112,7 +98,7 @@ class Table:
         seat = self.state.current
         agent = self.agents[seat]
         agent.seed([self.seed, seat, len(self.log)])
-        move = agent_move(agent, self.state, self.game.encoding)
+        move = choose_move(agent, self.state, self.game.encoding)
         self.play(move)
         return seat, move
 
@@ -163,7 +149,7 @@ def _check_plays(agent: Agent, spec: str, state: MatchState, game: GameSpec) -> 
     """
     cannot = f"agent {spec!r} cannot play {game.name} with {state.num_players} players"
     try:
-        agent_move(agent, state.copy(), game.encoding)
+        choose_move(agent, state.copy(), game.encoding)
     except Exception as err:  # any failure means the agent cannot play here
         raise ValueError(f"{cannot}: {err}") from err
 

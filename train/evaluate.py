@@ -49,7 +49,7 @@ import yaml
 from tqdm import tqdm
 
 from agents import make_agent
-from agents.base import Agent, GameView
+from agents.base import Agent, choose_move
 from spinner_env.files import atomic_write, write_text_atomic
 from spinner_env.games import GameSpec, game_spec
 from train.cli import ArgumentParser, fail_cleanly
@@ -97,23 +97,12 @@ def play_match(
 ) -> MatchRecord:
     """Play one full match of ``game`` dealt from ``seed``; seat s is ``seat_agents[s]``."""
     state = game.new_state(num_players, seed, **(rules or {}))
-    encoding = game.encoding
-    view = GameView(state, encoding)
-    mask = np.zeros(encoding.num_actions, np.int8)
     while True:
         legal = state.legal_moves()
         if len(legal) == 1:
             move = legal[0]
         else:
-            seat = state.current
-            mask[:] = 0
-            mask[[encoding.action_of(m) for m in legal]] = 1
-            agent = seat_agents[seat]
-            obs = encoding.observation(state, seat) if agent.needs_observation else None
-            action = agent.act(obs, mask, view)
-            if not 0 <= action < len(mask) or not mask[action]:
-                raise ValueError(f"{agent!r} chose the illegal action {action}")
-            move = encoding.move_of(action)
+            move = choose_move(seat_agents[state.current], state, game.encoding)
         state.play_legal(move)
         if state.hand_over:
             if state.match_over:
