@@ -33,10 +33,11 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 from bench_aec import random_play_rate
+from bench_speed import play_batched
 
 from agents.heuristic import HeuristicAgent
 from spinner_env import mexican_train_v0
-from spinner_env.batched_core import BatchedEngine, sample_legal
+from spinner_env.batched_core import sample_legal
 from spinner_env.batched_mexican_train import BatchedMexicanTrain
 from spinner_env.mexican_train import MexicanTrainRules
 from spinner_env.vector import MexicanTrainVecEnv
@@ -45,24 +46,6 @@ from spinner_env.wrappers import SingleAgentEnv
 BATCH_SIZES = (1, 64, 1024, 4096)
 LEARNER_BATCH_SIZES = (64, 1024)
 EPISODE = {"reward": "hand_score", "episode": "hand"}
-
-
-def batched_random_play_rate(engine: BatchedEngine, seconds: float, seed: int = 0) -> dict:
-    """Step every game of ``engine`` with random legal actions for about ``seconds`` (one
-    step is made beforehand, off the count, so that compiling is not timed)."""
-    b = engine.num_games
-    rng = np.random.default_rng(seed)
-    step = engine.reset(seed)
-    step = engine.step(sample_legal(step.mask, rng.random(b)))
-    decisions = episodes = 0
-    start = time.perf_counter()
-    deadline = start + seconds
-    while time.perf_counter() < deadline:
-        step = engine.step(sample_legal(step.mask, rng.random(b)))
-        decisions += b
-        episodes += int(step.done.sum())
-    elapsed = time.perf_counter() - start
-    return {"decisions_per_s": decisions / elapsed, "decisions": decisions, "episodes": episodes}
 
 
 def single_agent_rate(num_players: int, seconds: float, seed: int = 0) -> dict:
@@ -125,8 +108,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         aec: lambda: random_play_rate(lambda: mexican_train_v0.env(num_players=n), seconds)
     }
     for b in batch_sizes:
-        runs[f"batched B={b} ({n}p)"] = lambda b=b: batched_random_play_rate(
-            BatchedMexicanTrain(b, rules), seconds
+        runs[f"batched B={b} ({n}p)"] = lambda b=b: play_batched(
+            BatchedMexicanTrain(b, rules), seconds=seconds
         )
     single = f"learner vs heuristics, SingleAgentEnv ({n}p)"
     runs[single] = lambda: single_agent_rate(n, seconds)

@@ -37,17 +37,19 @@ import numpy as np
 from bench_aec import random_play_rate
 
 from spinner_env.batched import GAME, BatchedSpinner, sample_legal
+from spinner_env.batched_core import BatchedEngine
 from spinner_env.spinner import SpinnerRules
 
 BATCH_SIZES = (1, 64, 1024, 8192)
 
 
 def play_batched(
-    num_players: int, num_games: int, at_least: int, seconds: float = math.inf, seed: int = 0
+    engine: BatchedEngine, at_least: float = math.inf, seconds: float = math.inf, seed: int = 0
 ) -> dict:
-    """Step B games with random legal actions until ``at_least`` decisions or ``seconds``
-    (whichever comes first; one step is compiled and made beforehand, off the count)."""
-    engine = BatchedSpinner(num_games, SpinnerRules(num_players=num_players))
+    """Step every game of a batched engine (either game's) with random legal actions until
+    ``at_least`` decisions or ``seconds`` (whichever comes first; one step is compiled and
+    made beforehand, off the count)."""
+    num_games = engine.num_games
     rng = np.random.default_rng(seed)
     step = engine.reset(seed)
     step = engine.step(sample_legal(step.mask, rng.random(num_games)))
@@ -141,7 +143,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         aec: lambda: random_play_rate(lambda: aec_env(n), seconds)
     }
     for b in batch_sizes:
-        runs[f"batched B={b} ({n}p)"] = lambda b=b: play_batched(n, b, math.inf, seconds)
+        runs[f"batched B={b} ({n}p)"] = lambda b=b: play_batched(
+            BatchedSpinner(b, SpinnerRules(num_players=n)), seconds=seconds
+        )
     runs[c4] = lambda: connect_four_rate(seconds)
     runs[dominoes] = lambda: open_spiel_rate(seconds)
 

@@ -43,7 +43,10 @@ ENVS = {
     "from pettingzoo.classic import connect_four_v3\n"
     "print(play_decisions(connect_four_v3.env, {decisions}))",
     "batched B=1024": "from bench_speed import play_batched\n"
-    "print(play_batched({players}, 1024, {decisions})['decisions'])",
+    "from spinner_env.batched import BatchedSpinner\n"
+    "from spinner_env.spinner import SpinnerRules\n"
+    "engine = BatchedSpinner(1024, SpinnerRules(num_players={players}))\n"
+    "print(play_batched(engine, {decisions})['decisions'])",
 }
 BATCHED_DECISIONS = 200 * 1024
 """Decisions counted for the batched engine (the AEC loops take ``--decisions``)."""
