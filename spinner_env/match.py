@@ -284,15 +284,7 @@ class MatchState(ABC):
     # ---------------------------------------------------------------- validation
     @classmethod
     def check_num_players(cls, num_players: int) -> None:
-        if (
-            isinstance(num_players, bool)
-            or not isinstance(num_players, int)
-            or not (cls.MIN_PLAYERS <= num_players <= cls.MAX_PLAYERS)
-        ):
-            raise ValueError(
-                f"num_players must be an integer from {cls.MIN_PLAYERS} to "
-                f"{cls.MAX_PLAYERS}, got {num_players!r}"
-            )
+        check_int("num_players", num_players, cls.MIN_PLAYERS, cls.MAX_PLAYERS)
 
     def validate(self) -> None:
         """ValueError naming the first field that breaks an invariant the engine relies on.

@@ -21,6 +21,7 @@ from spinner_env.match import (
     Draw,
     MatchState,
     Pass,
+    check_bool,
     check_int,
     given_totals,
     json_list,
@@ -118,8 +119,7 @@ class SpinnerRules:
         SpinnerState.check_num_players(self.num_players)
         check_int("num_hands", self.num_hands, 1, MAX_HANDS)
         for flag in ("draw_until_playable", "shortened", "seeded_first_dealer"):
-            if not isinstance(getattr(self, flag), bool):
-                raise ValueError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
+            check_bool(flag, getattr(self, flag))
 
     @property
     def hand_size(self) -> int:
