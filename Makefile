@@ -60,6 +60,6 @@ clean:
 
 # Train the quick 2-player agent (configs/quick.yaml), then rank it against the baselines.
 train: $(STAMP)
-	$(PY) -m train.ppo --config configs/quick.yaml
-	$(PY) -m train.evaluate --agents runs/quick/quick.safetensors random greedy heuristic \
+	$(VENV)/bin/spinner-train --config configs/quick.yaml
+	$(VENV)/bin/spinner-evaluate --agents runs/quick/quick.safetensors random greedy heuristic \
 		--players 2 --matches 200 --out runs/quick/eval

@@ -1,21 +1,23 @@
-"""Agents for the suite's games, all behind one interface (:class:`agents.base.Agent`).
+"""Agents for the suite's games, all behind one interface (:class:`spinner_env.agents.base.Agent`).
 
 ``make_agent(spec)`` builds one from a name (``random``, ``greedy``, ``heuristic``),
 ``checkpoint`` (the committed 2-player Spinner policy, ``checkpoints/spinner_2p.safetensors``),
-the path of a policy file from ``train.ppo`` (the safe format of :mod:`agents.policy`;
+the path of a policy file from ``spinner-train`` (the safe format of
+:mod:`spinner_env.agents.policy`;
 Stable-Baselines3 pickles load only through ``PolicyAgent.load_trusted_sb3``), or a search
 player with options, ``name:key=value,key=value`` (``ismcts:time=0.1``,
-``pimc:determinizations=20,rollout=random``; see :mod:`agents.search`).
+``pimc:determinizations=20,rollout=random``; see :mod:`spinner_env.agents.search`).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from agents.base import Agent, GameView, legal_actions
-from agents.baselines import GreedyAgent, RandomAgent
-from agents.heuristic import HeuristicAgent, HeuristicWeights
-from agents.search import SEARCH_AGENTS, ISMCTSAgent, PIMCAgent, make_search_agent
+from spinner_env.agents.base import Agent, GameView, legal_actions
+from spinner_env.agents.baselines import GreedyAgent, RandomAgent
+from spinner_env.agents.heuristic import HeuristicAgent, HeuristicWeights
+from spinner_env.agents.search import SEARCH_AGENTS, ISMCTSAgent, PIMCAgent, make_search_agent
+
 from spinner_env.aec import Encoding
 
 BASELINES: dict[str, type[Agent]] = {
@@ -43,7 +45,7 @@ def make_agent(spec: str, seed: int | None = None, encoding: Encoding | None = N
             f"unknown agent {spec!r}: not one of {', '.join(BASELINES)}, 'checkpoint', "
             f"{', '.join(SEARCH_AGENTS)} (with :key=value options), or a checkpoint file"
         )
-    from agents.policy import PolicyAgent  # torch is only needed for trained agents
+    from spinner_env.agents.policy import PolicyAgent  # torch is only needed for trained agents
 
     return PolicyAgent.load(path, encoding, seed=seed)
 

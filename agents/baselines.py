@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-
-from agents.base import Agent, EngineView
+from spinner_env.agents.base import Agent, EngineView
 
 
 class RandomAgent(Agent):

@@ -20,9 +20,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from spinner_env.agents.base import Agent, EngineView
+from spinner_env.agents.mexican_train_heuristic import (
+    MexicanTrainHeuristicAgent,
+    MexicanTrainWeights,
+)
 
-from agents.base import Agent, EngineView
-from agents.mexican_train_heuristic import MexicanTrainHeuristicAgent, MexicanTrainWeights
 from spinner_env.mexican_train import MexicanTrainState
 from spinner_env.spinner import DOUBLE_SPINNER, Place, S, SpinnerState, SpinnerTile, tile_points
 
@@ -49,9 +52,9 @@ class HeuristicWeights:
 
     def as_array(self) -> np.ndarray:
         """The weights as the batched engine's compiled heuristic reads them (float64, in
-        the order of ``spinner_env.batched_heuristic.WEIGHT_NAMES``)."""
+        the order of ``spinner_env.batched.spinner_heuristic.WEIGHT_NAMES``)."""
         # Imported here: the compiled engine needs numba (the train extra), the agent does not.
-        from spinner_env.batched_heuristic import WEIGHT_NAMES
+        from spinner_env.batched.spinner_heuristic import WEIGHT_NAMES
 
         return np.array([getattr(self, name) for name in WEIGHT_NAMES], np.float64)
 
@@ -60,7 +63,7 @@ class HeuristicAgent(Agent):
     """The strongest hand-written player of the suite (see the module docstring).
 
     It plays Spinner as described above, and Mexican Train by
-    :class:`agents.mexican_train_heuristic.MexicanTrainHeuristicAgent`, so the name
+    :class:`spinner_env.agents.mexican_train_heuristic.MexicanTrainHeuristicAgent`, so the name
     ``heuristic`` serves both games.
     """
 

@@ -20,8 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from spinner_env.agents.base import Agent, EngineView
 
-from agents.base import Agent, EngineView
 from spinner_env.mexican_train import MEXICAN, NUM_VALUES, MexicanTrainState, Place
 
 
@@ -46,9 +46,9 @@ class MexicanTrainWeights:
 
     def as_array(self) -> np.ndarray:
         """The weights as the batched engine's compiled heuristic reads them (float64, in
-        the order of ``spinner_env.batched_mexican_train_opponents.WEIGHT_NAMES``)."""
+        the order of ``spinner_env.batched.mexican_train_opponents.WEIGHT_NAMES``)."""
         # Imported here: the compiled engine needs numba (the train extra), the agent does not.
-        from spinner_env.batched_mexican_train_opponents import WEIGHT_NAMES
+        from spinner_env.batched.mexican_train_opponents import WEIGHT_NAMES
 
         return np.array([getattr(self, name) for name in WEIGHT_NAMES], np.float64)
 

@@ -1,6 +1,6 @@
 """An agent that plays a trained MaskablePPO policy, and the policy file format it reads.
 
-A policy file (``.safetensors``, what ``train.ppo`` writes and ``agents/checkpoints``
+A policy file (``.safetensors``, what ``spinner_env.train.ppo`` writes and ``agents/checkpoints``
 holds) is tensors plus a small JSON header, nothing else: loading one parses a length,
 a JSON object and raw numbers, so a file from anywhere cannot run code. The header says
 what the tensors are for (:class:`PolicyHeader`: the game, the observation size, the
@@ -10,7 +10,7 @@ loader checks it against the game it is asked to play before any move is made.
 Stable-Baselines3's own files (a ``MaskablePPO.save`` ``.zip``, or a ``policy.save``
 ``.pt``) are pickles: loading one runs whatever code it carries. They load only through
 :meth:`PolicyAgent.load_trusted_sb3`, for files you made or trust, and
-``python -m agents.policy convert --trust-pickle IN OUT --game spinner`` turns one into
+``spinner-policy convert --trust-pickle IN OUT --game spinner`` turns one into
 the safe format once.
 """
 
@@ -31,9 +31,9 @@ from safetensors import SafetensorError, safe_open
 from safetensors.torch import save as safetensors_bytes
 from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from spinner_env.agents.base import Agent, EngineView
 from stable_baselines3.common.torch_layers import FlattenExtractor
 
-from agents.base import Agent, EngineView
 from spinner_env import mexican_train_v0, spinner_v0
 from spinner_env.aec import Encoding
 from spinner_env.files import write_bytes_atomic
@@ -205,7 +205,7 @@ def _pickle_hint(path: Path) -> str:
         return (
             "Stable-Baselines3 files are pickles that run code when loaded: use "
             "PolicyAgent.load_trusted_sb3 only for a file you trust, or convert it with "
-            "python -m agents.policy convert --trust-pickle"
+            "spinner-policy convert --trust-pickle"
         )
     return "empty, truncated or another format"
 
@@ -347,7 +347,7 @@ def _numpy_layers(policy: MaskableActorCriticPolicy) -> list[tuple[Any, Any, Any
 
 def main(argv: Sequence[str] | None = None) -> None:
     """``convert``: rewrite a trusted Stable-Baselines3 file as a safe policy file."""
-    parser = argparse.ArgumentParser(prog="python -m agents.policy", description=main.__doc__)
+    parser = argparse.ArgumentParser(prog="spinner-policy", description=main.__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     convert = commands.add_parser("convert", help="SB3 .zip/.pt (pickle) -> .safetensors")
     convert.add_argument("source", type=Path)

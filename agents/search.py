@@ -46,8 +46,8 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
+from spinner_env.agents.base import Agent, EngineView, GameView
 
-from agents.base import Agent, EngineView, GameView
 from spinner_env.aec import Encoding, hand_score_difference, zero_sum_outcome
 from spinner_env.belief import Belief
 from spinner_env.match import MatchState
@@ -162,7 +162,7 @@ class SearchAgent(Agent):
         self.name = name or self.OPTIONS.NAME
         self._rollout_agent: Agent | None = None
         if self.options.rollout != "random":
-            from agents import make_agent  # agents/__init__ imports this module
+            from spinner_env.agents import make_agent  # agents/__init__ imports this module
 
             self._rollout_agent = make_agent(self.options.rollout)
 

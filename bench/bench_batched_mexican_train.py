@@ -5,13 +5,13 @@ Every row plays full matches (episodes) with uniformly random legal actions and 
 observation and an action mask at every decision:
 
 1. ``mexican_train_v0`` through the PettingZoo AEC loop (``bench_aec.random_play_rate``);
-2. the batched engine (``spinner_env.batched_mexican_train``) at B = 1, 64, 1024, 4096;
+2. the batched engine (``spinner_env.batched.mexican_train``) at B = 1, 64, 1024, 4096;
 
 and, what a training run steps, learner decisions against the Mexican Train heuristic
 at every other seat (random learner moves, round episodes, ``hand_score`` reward):
 
 3. ``SingleAgentEnv`` over ``mexican_train_v0.raw_env`` with ``HeuristicAgent`` opponents
-   (the ``backend: aec`` path of ``train.ppo``);
+   (the ``backend: aec`` path of ``spinner_env.train.ppo``);
 4. ``MexicanTrainVecEnv`` at B = 64 and 1024, the heuristic compiled (``backend: batched``).
 
 The rows run in rounds (every row once per round, so that a slow spell of a shared
@@ -34,11 +34,11 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from bench_aec import random_play_rate
 from bench_speed import play_batched
+from spinner_env.agents.heuristic import HeuristicAgent
 
-from agents.heuristic import HeuristicAgent
 from spinner_env import mexican_train_v0
-from spinner_env.batched_core import sample_legal
-from spinner_env.batched_mexican_train import BatchedMexicanTrain
+from spinner_env.batched.core import sample_legal
+from spinner_env.batched.mexican_train import BatchedMexicanTrain
 from spinner_env.mexican_train import MexicanTrainRules
 from spinner_env.vector import MexicanTrainVecEnv
 from spinner_env.wrappers import SingleAgentEnv

@@ -17,11 +17,11 @@ import time
 from collections.abc import Sequence
 
 import numpy as np
+from spinner_env.agents.heuristic import HeuristicAgent
 
-from agents.heuristic import HeuristicAgent
 from spinner_env import spinner_v0
-from spinner_env.batched import BatchedSpinner, sample_legal
-from spinner_env.batched_heuristic import heuristic_actions
+from spinner_env.batched.spinner import BatchedSpinner, sample_legal
+from spinner_env.batched.spinner_heuristic import heuristic_actions
 from spinner_env.spinner import SpinnerRules
 
 

@@ -1,7 +1,7 @@
 """MaskablePPO environment steps per second: the AEC-based wrapper vs the batched adapter.
 
 Both runs take one config whole (PPO settings, env arguments, opponent pool) and build
-the env as ``train.ppo`` does for ``backend: aec`` and ``backend: batched``; the pool
+the env as ``spinner_env.train.ppo`` does for ``backend: aec`` and ``backend: batched``; the pool
 also holds one snapshot of the starting policy, as a training run's pool does after its
 first ``snapshot_every`` steps. Each run learns the same number of steps on one torch
 thread. The time is split into collecting rollouts (env, opponents, policy forward) and
@@ -21,9 +21,8 @@ from collections.abc import Sequence
 
 import torch
 from sb3_contrib import MaskablePPO
-
-from train.config import TrainConfig, load_config
-from train.ppo import make_pool, make_training_env, snapshot
+from spinner_env.train.config import TrainConfig, load_config
+from spinner_env.train.ppo import make_pool, make_training_env, snapshot
 
 
 def steps_per_second(config: TrainConfig, backend: str, timesteps: int) -> dict[str, float]:

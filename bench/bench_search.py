@@ -8,7 +8,7 @@
    the batched numba Spinner engine choosing with the compiled heuristic, whole loop, to
    say whether rollouts would be faster there.
 3. Strength against budget: PIMC and ISMCTS at time budgets per move against
-   ``heuristic`` in 2-player Spinner duplicate matches (``train.evaluate.tournament``),
+   ``heuristic`` in 2-player Spinner duplicate matches (``spinner_env.train.evaluate.tournament``),
    match win rate with its 95% interval.
 
     python bench/bench_search.py                      # budgets 0.01, 0.03 s; 20 matches each
@@ -25,14 +25,14 @@ import time
 from collections.abc import Sequence
 
 import numpy as np
+from spinner_env.agents import make_agent
+from spinner_env.agents.base import GameView
+from spinner_env.agents.heuristic import HeuristicAgent
+from spinner_env.train.evaluate import tournament
 
-from agents import make_agent
-from agents.base import GameView
-from agents.heuristic import HeuristicAgent
 from spinner_env.belief import Belief
 from spinner_env.games import game_spec
 from spinner_env.match import MatchState
-from train.evaluate import tournament
 
 
 def positions(game: str, num_players: int, count: int) -> list[tuple[MatchState, np.ndarray]]:
@@ -103,8 +103,8 @@ def part_costs(game: str, spots: list) -> dict[str, float]:
 def batched_heuristic_rate(num_players: int, num_games: int, seconds: float) -> float:
     """Moves per second of the batched Spinner engine choosing with the compiled
     heuristic in every game (the whole loop: choose and step)."""
-    from spinner_env.batched import BatchedSpinner
-    from spinner_env.batched_heuristic import heuristic_actions
+    from spinner_env.batched.spinner import BatchedSpinner
+    from spinner_env.batched.spinner_heuristic import heuristic_actions
     from spinner_env.spinner import SpinnerRules
 
     weights = HeuristicAgent().weights.as_array()

@@ -4,7 +4,7 @@ One run, one machine, one core: every row plays full matches (episodes) with uni
 random legal actions and reads an observation and an action mask at every decision.
 
 1. ``spinner_v0`` through the PettingZoo AEC loop (``bench_aec.random_play_rate``);
-2. the batched engine (``spinner_env.batched``) at B = 1, 64, 1024, 8192;
+2. the batched engine (``spinner_env.batched.spinner``) at B = 1, 64, 1024, 8192;
 3. PettingZoo's ``connect_four_v3`` through the same AEC loop (it needs pygame);
 4. OpenSpiel's ``python_block_dominoes``, with ``observation_tensor`` and
    ``legal_actions_mask`` at every decision.
@@ -36,8 +36,8 @@ from typing import Any
 import numpy as np
 from bench_aec import random_play_rate
 
-from spinner_env.batched import GAME, BatchedSpinner, sample_legal
-from spinner_env.batched_core import BatchedEngine
+from spinner_env.batched.core import BatchedEngine
+from spinner_env.batched.spinner import GAME, BatchedSpinner, sample_legal
 from spinner_env.spinner import SpinnerRules
 
 BATCH_SIZES = (1, 64, 1024, 8192)

@@ -7,7 +7,7 @@
 At each of your turns the table is shown as the text render draws it, with your legal
 moves numbered (placements, or draw, or pass): type a number. ``s FILE`` saves the match
 as JSON (the engine's ``to_dict`` plus the seats) and ``--load FILE`` resumes it; ``q``
-quits. Opponents are any agent ``agents.make_agent`` builds: ``random``, ``greedy``,
+quits. Opponents are any agent ``spinner_env.agents.make_agent`` builds: ``random``, ``greedy``,
 ``heuristic``, ``checkpoint`` or a checkpoint path (and the search players where they
 exist). :class:`Table` is the match with its seats; the web game (``spinner_env.web``)
 plays the same tables.
@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agents import Agent, make_agent
-from agents.base import choose_move
+from spinner_env.agents import Agent, make_agent
+from spinner_env.agents.base import choose_move
 from spinner_env.files import write_text_atomic
 from spinner_env.games import GAMES, GameSpec, game_spec
 from spinner_env.match import MatchState

@@ -12,19 +12,19 @@ seed (``final_obs`` / ``terminal_observation`` in the infos).
     venv = SpinnerVecEnv(256, SpinnerRules(num_players=2), opponents="random")
     model = MaskablePPO("MlpPolicy", venv)           # reads venv.action_masks()
 
-The same adapters play Mexican Train on :mod:`spinner_env.batched_mexican_train`
+The same adapters play Mexican Train on :mod:`spinner_env.batched.mexican_train`
 (``MexicanTrainVecEnv``, ``MexicanTrainVectorEnv``; :class:`LearnerBatch` picks the game
 by its rules' type), with its own compiled opponents
-(:mod:`spinner_env.batched_mexican_train_opponents`).
+(:mod:`spinner_env.batched.mexican_train_opponents`).
 
 Opponents are batched policies (``act_batch(obs, mask) -> actions``): :class:`RandomPolicy`,
-:class:`GreedyPolicy`, :class:`HeuristicPolicy`, ``agents.PolicyAgent`` (a trained policy
-or a self-play snapshot: its numpy forward pass over the batch), :class:`TorchPolicy` (any
+:class:`GreedyPolicy`, :class:`HeuristicPolicy`, ``spinner_env.agents.PolicyAgent`` (a trained
+policy or a self-play snapshot: its numpy forward pass over the batch), :class:`TorchPolicy` (any
 other MaskablePPO policy), or the agents of ``agents/`` they play for (random, greedy,
 heuristic with any weights), converted by :func:`as_batched`. Random, greedy and heuristic
-seats are played inside the compiled loop (:mod:`spinner_env.batched_opponents`). In
+seats are played inside the compiled loop (:mod:`spinner_env.batched.spinner_opponents`). In
 Mexican Train, :class:`MexicanTrainHeuristicPolicy` plays
-``agents.mexican_train_heuristic.MexicanTrainHeuristicAgent`` (also the Mexican Train
+``spinner_env.agents.mexican_train_heuristic.MexicanTrainHeuristicAgent`` (also the Mexican Train
 play of ``HeuristicAgent``).
 """
 
@@ -42,13 +42,13 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
-from spinner_env import batched_mexican_train_opponents as mexican_train_opponents
 from spinner_env.aec import check_choice
-from spinner_env.batched import BatchedSpinner
-from spinner_env.batched_core import BatchedEngine, sample_legal
-from spinner_env.batched_heuristic import NUM_WEIGHTS, heuristic_actions_from_obs
-from spinner_env.batched_mexican_train import BatchedMexicanTrain
-from spinner_env.batched_opponents import (
+from spinner_env.batched import mexican_train_opponents
+from spinner_env.batched.core import BatchedEngine, sample_legal
+from spinner_env.batched.mexican_train import BatchedMexicanTrain
+from spinner_env.batched.spinner import BatchedSpinner
+from spinner_env.batched.spinner_heuristic import NUM_WEIGHTS, heuristic_actions_from_obs
+from spinner_env.batched.spinner_opponents import (
     ACTION_POINTS,
     OPPONENT_EXTERNAL,
     OPPONENT_GREEDY,
@@ -67,7 +67,7 @@ class BatchedPolicy(Protocol):
 
 
 class RandomPolicy:
-    """Uniform over the legal actions (``agents.RandomAgent``, batched)."""
+    """Uniform over the legal actions (``spinner_env.agents.RandomAgent``, batched)."""
 
     name = "random"
 
@@ -79,10 +79,11 @@ class RandomPolicy:
 
 
 class GreedyPolicy:
-    """The heaviest legal tile, the lowest action id among equals (``agents.GreedyAgent``).
+    """The heaviest legal tile, the lowest action id among equals
+    (``spinner_env.agents.GreedyAgent``).
 
     ``points[a]`` is the points of action a's tile (-1 for draw and pass); the default is
-    Spinner's, :func:`~spinner_env.batched_mexican_train_opponents.action_points` gives
+    Spinner's, :func:`~spinner_env.batched.mexican_train_opponents.action_points` gives
     Mexican Train's.
     """
 
@@ -96,8 +97,8 @@ class GreedyPolicy:
 
 
 class HeuristicPolicy:
-    """``agents.HeuristicAgent``'s Spinner play, compiled, with its weights as the array
-    ``HeuristicWeights.as_array()`` gives (:mod:`spinner_env.batched_heuristic`)."""
+    """``spinner_env.agents.HeuristicAgent``'s Spinner play, compiled, with its weights as the array
+    ``HeuristicWeights.as_array()`` gives (:mod:`spinner_env.batched.spinner_heuristic`)."""
 
     name = "heuristic"
 
@@ -112,9 +113,9 @@ class HeuristicPolicy:
 
 
 class MexicanTrainHeuristicPolicy:
-    """``agents.mexican_train_heuristic.MexicanTrainHeuristicAgent``'s play, compiled, with
-    its weights as ``MexicanTrainWeights.as_array()`` gives them; ``double_blank_50`` is
-    the rules' variant (M1.3), which the observation does not show."""
+    """``spinner_env.agents.mexican_train_heuristic.MexicanTrainHeuristicAgent``'s play,
+    compiled, with its weights as ``MexicanTrainWeights.as_array()`` gives them;
+    ``double_blank_50`` is the rules' variant (M1.3), which the observation does not show."""
 
     name = "heuristic"
 
@@ -154,7 +155,7 @@ Rules = SpinnerRules | MexicanTrainRules
 def _spinner_heuristic(opponent: Any, rules: Any) -> BatchedPolicy | None:
     # The default weights are defined once, by the agent; the engine modules stay free
     # of agents (this adapter imports it only to read the weights).
-    from agents.heuristic import HeuristicWeights
+    from spinner_env.agents.heuristic import HeuristicWeights
 
     weights = HeuristicWeights() if opponent is None else getattr(opponent, "weights", None)
     if isinstance(weights, HeuristicWeights):
@@ -163,7 +164,7 @@ def _spinner_heuristic(opponent: Any, rules: Any) -> BatchedPolicy | None:
 
 
 def _mexican_train_heuristic(opponent: Any, rules: MexicanTrainRules) -> BatchedPolicy | None:
-    from agents.mexican_train_heuristic import MexicanTrainWeights
+    from spinner_env.agents.mexican_train_heuristic import MexicanTrainWeights
 
     if opponent is None:
         weights = MexicanTrainWeights()
@@ -636,7 +637,7 @@ def make_vec_env(
     **rules: Any,
 ) -> BatchedVecEnv:
     """The ``game``'s VecEnv (:data:`VEC_ENVS`) from the arguments its ``raw_env`` takes
-    (the variant flags go to its rules class): what ``train.ppo`` builds for
+    (the variant flags go to its rules class): what ``spinner_env.train.ppo`` builds for
     ``backend: batched``."""
     check_choice("game", game, list(VEC_ENVS))
     vec_env = VEC_ENVS[game]

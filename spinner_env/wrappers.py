@@ -5,7 +5,7 @@ opponents (agents from ``agents/``, or anything with the same ``act`` method), s
 ordinary single-agent RL code (Stable-Baselines3, sb3-contrib's MaskablePPO) can train on
 a multi-player game::
 
-    from agents import HeuristicAgent
+    from spinner_env.agents import HeuristicAgent
     from spinner_env import spinner_v0
     from spinner_env.wrappers import SingleAgentEnv
 
@@ -44,7 +44,7 @@ from spinner_env.aec import Encoding, action_id, check_choice, checked_seed
 
 
 class Opponent(Protocol):
-    """What the wrapper needs of an opponent (every ``agents.Agent`` is one)."""
+    """What the wrapper needs of an opponent (every ``spinner_env.agents.Agent`` is one)."""
 
     name: str
 
@@ -246,7 +246,7 @@ def single_agent_env(
     ``raw_env`` arguments (``env_kwargs``): what ``gym.make("spinner_env/Spinner-v0")``
     and ``gym.make("spinner_env/MexicanTrain-v0")`` call.
 
-    ``opponents`` may also name agents as ``agents.make_agent`` reads them
+    ``opponents`` may also name agents as ``spinner_env.agents.make_agent`` reads them
     (``"random"``, ``"greedy"``, ``"heuristic"``, ``"checkpoint"`` or a policy file), one
     name for every other seat or a list of one per seat.
     """
@@ -270,6 +270,6 @@ def single_agent_env(
 
 def _named_opponent(spec: str, encoding: Encoding) -> Opponent:
     # Imported here: the agents (and torch, for trained ones) load only when named.
-    from agents import make_agent
+    from spinner_env.agents import make_agent
 
     return make_agent(spec, encoding=encoding)

@@ -6,14 +6,14 @@ import numpy as np
 import pytest
 from gymnasium import spaces
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from spinner_env.agents import GreedyAgent, HeuristicAgent, RandomAgent, make_agent
+from spinner_env.agents.base import GameView
+from spinner_env.agents.policy import PolicyAgent, save_policy
+from spinner_env.train.evaluate import tournament
 
-from agents import GreedyAgent, HeuristicAgent, RandomAgent, make_agent
-from agents.base import GameView
-from agents.policy import PolicyAgent, save_policy
 from spinner_env import mexican_train_v0, spinner_v0
 from spinner_env.mexican_train import MexicanTile, MexicanTrainRules, MexicanTrainState
 from spinner_env.spinner import ALL_TILES, S, SpinnerRules, SpinnerState
-from train.evaluate import tournament
 
 
 def untrained_policy_agent(seed: int = 0) -> PolicyAgent:

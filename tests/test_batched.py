@@ -19,20 +19,22 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sb3_contrib import MaskablePPO
+from spinner_env.agents.baselines import GreedyAgent
+from spinner_env.agents.heuristic import HeuristicAgent, HeuristicWeights
+from spinner_env.train.config import TrainConfig
+from spinner_env.train.ppo import make_pool, make_training_env
 from test_train import assert_trains_the_same_weights_twice, tiny_config
 
-from agents.baselines import GreedyAgent
-from agents.heuristic import HeuristicAgent, HeuristicWeights
 from spinner_env import mexican_train_v0, spinner_v0
-from spinner_env.batched import BatchedSpinner
-from spinner_env.batched_core import (
+from spinner_env.batched.core import (
     FIRST_HAND_DRAW,
     LEARNER_DRAW,
     BatchedEngine,
     BatchStep,
     sample_legal,
 )
-from spinner_env.batched_mexican_train import BatchedMexicanTrain
+from spinner_env.batched.mexican_train import BatchedMexicanTrain
+from spinner_env.batched.spinner import BatchedSpinner
 from spinner_env.match import MatchState, shuffled
 from spinner_env.mexican_train import MexicanTrainRules
 from spinner_env.spinner import ALL_TILES, SpinnerRules
@@ -45,8 +47,6 @@ from spinner_env.vector import (
     as_batched,
 )
 from spinner_env.wrappers import SingleAgentEnv
-from train.config import TrainConfig
-from train.ppo import make_pool, make_training_env
 
 
 class Seeded:
@@ -409,7 +409,7 @@ def test_gymnasium_vector_env_same_step_autoreset():
 
 
 def test_train_ppo_backend_batched_trains_with_snapshot_opponents(tmp_path):
-    """``backend: batched`` in a train.ppo config; the heuristic plays compiled, snapshots
+    """``backend: batched`` in a ``spinner-train`` config; the heuristic plays compiled, snapshots
     (sampling ``PolicyAgent``s) through ``act_batch``; the same seed trains the same
     weights, the snapshots' sampling included."""
     base = tiny_config()
@@ -448,7 +448,7 @@ def test_train_ppo_backend_batched_builds_the_games_vec_env():
 
 
 def test_agents_without_a_batched_policy_cannot_play_batched():
-    from agents.mexican_train_heuristic import MexicanTrainHeuristicAgent
+    from spinner_env.agents.mexican_train_heuristic import MexicanTrainHeuristicAgent
 
     with pytest.raises(ValueError, match="no batched policy"):
         as_batched(MexicanTrainHeuristicAgent())
@@ -456,10 +456,10 @@ def test_agents_without_a_batched_policy_cannot_play_batched():
 
 def test_stale_numba_caches_are_dropped(tmp_path):
     """numba keys its cache by the defining file only; an edit to any file the compiled
-    code is built from must drop the compiled modules' caches (spinner_env.numba_cache)."""
+    code is built from must drop the compiled modules' caches (spinner_env.batched.numba_cache)."""
     from types import SimpleNamespace
 
-    from spinner_env.numba_cache import drop_stale_cache
+    from spinner_env.batched.numba_cache import drop_stale_cache
 
     def cached(name: str, mtime: float) -> Path:
         path = tmp_path / name

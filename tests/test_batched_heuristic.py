@@ -1,4 +1,4 @@
-"""The compiled heuristic decides as ``agents.HeuristicAgent`` does, decision by decision.
+"""The compiled heuristic decides as ``HeuristicAgent`` does, decision by decision.
 
 Batched games are shadowed by ``spinner_v0.raw_env`` games dealt from the same seeds
 (``play_side_by_side`` of ``tests/test_batched.py``); at every decision the compiled
@@ -14,11 +14,11 @@ from dataclasses import fields
 
 import numpy as np
 import pytest
+from spinner_env.agents.heuristic import HeuristicAgent, HeuristicWeights
 from test_batched import play_side_by_side
 
-from agents.heuristic import HeuristicAgent, HeuristicWeights
-from spinner_env.batched import BatchedSpinner, BatchStep, sample_legal
-from spinner_env.batched_heuristic import (
+from spinner_env.batched.spinner import BatchedSpinner, BatchStep, sample_legal
+from spinner_env.batched.spinner_heuristic import (
     WEIGHT_NAMES,
     heuristic_actions,
     heuristic_actions_from_obs,

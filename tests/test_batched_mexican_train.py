@@ -16,23 +16,28 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sb3_contrib import MaskablePPO
+from spinner_env.agents.baselines import GreedyAgent
+from spinner_env.agents.heuristic import HeuristicAgent
+from spinner_env.agents.mexican_train_heuristic import (
+    MexicanTrainHeuristicAgent,
+    MexicanTrainWeights,
+)
+from spinner_env.train.config import load_config
+from spinner_env.train.ppo import make_pool
 from test_batched import (
     check_learner_batch_against_single_agent_env,
     play_side_by_side,
 )
 
-from agents.baselines import GreedyAgent
-from agents.heuristic import HeuristicAgent
-from agents.mexican_train_heuristic import MexicanTrainHeuristicAgent, MexicanTrainWeights
 from spinner_env import mexican_train_v0
-from spinner_env.batched_core import BatchedEngine, BatchStep, sample_legal
-from spinner_env.batched_mexican_train import BatchedMexicanTrain
-from spinner_env.batched_mexican_train_opponents import (
+from spinner_env.batched.core import BatchedEngine, BatchStep, sample_legal
+from spinner_env.batched.mexican_train import BatchedMexicanTrain
+from spinner_env.batched.mexican_train_opponents import (
     WEIGHT_NAMES,
     heuristic_actions,
     heuristic_actions_from_obs,
 )
-from spinner_env.batched_opponents import OPPONENT_EXTERNAL
+from spinner_env.batched.spinner_opponents import OPPONENT_EXTERNAL
 from spinner_env.mexican_train import MexicanTrainRules, MexicanTrainState
 from spinner_env.vector import (
     MexicanTrainHeuristicPolicy,
@@ -40,8 +45,6 @@ from spinner_env.vector import (
     as_batched,
     make_vec_env,
 )
-from train.config import load_config
-from train.ppo import make_pool
 
 
 @pytest.mark.parametrize("num_players", range(2, 9))
@@ -263,7 +266,7 @@ def test_heuristic_agents_and_the_name_map_to_compiled_weights() -> None:
 def test_maskable_ppo_trains_on_the_mexican_train_vec_env() -> None:
     """``make_vec_env(game="mexican_train")`` with the opponent pool of
     ``configs/mexican_train_4p.yaml`` (random, greedy and heuristic agents, all played in
-    compiled code): what ``train.ppo`` builds for ``backend: batched``."""
+    compiled code): what ``spinner_env.train.ppo`` builds for ``backend: batched``."""
     pool = make_pool(load_config("configs/mexican_train_4p.yaml"), 0)
     venv = make_vec_env(
         8, 4, pool, game="mexican_train", skip_forced=True, reward="hand_score", episode="hand"

@@ -16,8 +16,8 @@ import pytest
 from gymnasium.utils.env_checker import data_equivalence
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from spinner_env.agents import HeuristicAgent, RandomAgent
 
-from agents import HeuristicAgent, RandomAgent
 from spinner_env import mexican_train_v0, spinner_v0
 from spinner_env.mexican_train import ALL_TILES as MEXICAN_TRAIN_TILES
 from spinner_env.mexican_train import MexicanTrainRules

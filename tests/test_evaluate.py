@@ -7,9 +7,8 @@ import math
 
 import numpy as np
 import pytest
-
-from agents import GreedyAgent, HeuristicAgent, RandomAgent
-from train.evaluate import (
+from spinner_env.agents import GreedyAgent, HeuristicAgent, RandomAgent
+from spinner_env.train.evaluate import (
     Estimate,
     MatchRecord,
     bradley_terry,
@@ -210,7 +209,7 @@ def test_bad_arguments_are_one_line_and_status_2(args, message, capsys):
         main(base + args)
     assert exit_.value.code == 2
     err = capsys.readouterr().err
-    assert err.startswith("python -m train.evaluate: error: ") and message in err
+    assert err.startswith("spinner-evaluate: error: ") and message in err
     assert err.count("\n") == 1
 
 
@@ -221,7 +220,7 @@ def test_out_is_checked_before_the_tournament(tmp_path, monkeypatch, capsys):
     def no_tournament(*args, **kwargs):
         raise AssertionError("the tournament ran before --out was checked")
 
-    monkeypatch.setattr("train.evaluate.tournament", no_tournament)
+    monkeypatch.setattr("spinner_env.train.evaluate.tournament", no_tournament)
     with pytest.raises(SystemExit):
         main(["--agents", "random", "greedy", "--out", str(blocker / "eval")])
     assert "error:" in capsys.readouterr().err

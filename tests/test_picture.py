@@ -8,8 +8,8 @@ import re
 import numpy as np
 import pytest
 from gymnasium.wrappers import RecordVideo
+from spinner_env.agents import RandomAgent
 
-from agents import RandomAgent
 from spinner_env import mexican_train_v0, spinner_v0
 from spinner_env.match import MatchState
 from spinner_env.mexican_train import MexicanTrainRules, MexicanTrainState

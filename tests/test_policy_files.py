@@ -13,10 +13,10 @@ import torch
 from gymnasium import spaces
 from safetensors.torch import save as safetensors_bytes
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from spinner_env.agents import DEFAULT_CHECKPOINT, RandomAgent, make_agent
+from spinner_env.agents.base import GameView
+from spinner_env.agents.policy import PolicyAgent, PolicyHeader, load_policy, main, save_policy
 
-from agents import DEFAULT_CHECKPOINT, RandomAgent, make_agent
-from agents.base import GameView
-from agents.policy import PolicyAgent, PolicyHeader, load_policy, main, save_policy
 from spinner_env import mexican_train_v0, spinner_v0
 from spinner_env.mexican_train import MexicanTrainState
 from spinner_env.spinner import SpinnerState

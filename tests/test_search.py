@@ -1,5 +1,5 @@
-"""The search players (``agents.search``): options, reproducibility, hidden information,
-the ISMCTS tree's bookkeeping, and whole matches through ``train.evaluate``."""
+"""The search players (``spinner_env.agents.search``): options, reproducibility, hidden information,
+the ISMCTS tree's bookkeeping, and whole matches through ``spinner_env.train.evaluate``."""
 
 from __future__ import annotations
 
@@ -7,15 +7,15 @@ import random
 
 import numpy as np
 import pytest
+from spinner_env.agents import make_agent
+from spinner_env.agents.base import GameView
+from spinner_env.agents.search import MIN_TIME, ISMCTSAgent, PIMCAgent, _Node
+from spinner_env.train.evaluate import tournament
 
-from agents import make_agent
-from agents.base import GameView
-from agents.search import MIN_TIME, ISMCTSAgent, PIMCAgent, _Node
 from spinner_env.belief import Belief
 from spinner_env.games import game_spec
 from spinner_env.match import MatchState
 from spinner_env.spinner import SpinnerState
-from train.evaluate import tournament
 
 
 def decision(game: str, num_players: int, seed: int) -> tuple[MatchState, np.ndarray]:

@@ -8,11 +8,10 @@ import numpy as np
 import pytest
 import torch
 import yaml
-
-from agents import RandomAgent, make_agent
-from agents.policy import PolicyAgent
-from train.evaluate import tournament
-from train.ppo import OpponentPool, load_config, main, train
+from spinner_env.agents import RandomAgent, make_agent
+from spinner_env.agents.policy import PolicyAgent
+from spinner_env.train.evaluate import tournament
+from spinner_env.train.ppo import OpponentPool, load_config, main, train
 
 
 def tiny_config(**overrides) -> dict:

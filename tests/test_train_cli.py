@@ -1,4 +1,4 @@
-"""train.ppo's config schema and command line: bad input fails cleanly and early, run
+"""spinner_env.train.ppo's config schema and command line: bad input fails cleanly and early, run
 directories are never silently replaced, ``--resume`` continues a run, saves are atomic."""
 
 from __future__ import annotations
@@ -17,11 +17,17 @@ import pytest
 import torch
 import yaml
 from sb3_contrib import MaskablePPO
+from spinner_env.train.config import TrainConfig, load_config
+from spinner_env.train.ppo import (
+    latest_checkpoint,
+    main,
+    make_pool,
+    make_training_env,
+    save_model,
+    train,
+)
 from stable_baselines3.common.callbacks import BaseCallback
 from test_train import tiny_config
-
-from train.config import TrainConfig, load_config
-from train.ppo import latest_checkpoint, main, make_pool, make_training_env, save_model, train
 
 
 def write_config(path: Path, config: dict | str) -> Path:
@@ -97,7 +103,7 @@ def test_bad_arguments_are_one_line_and_status_2(tmp_path, capsys, args, message
         main(["--config", str(path), "--out-dir", str(out), "--no-progress", *args])
     assert exit_.value.code == 2
     err = capsys.readouterr().err
-    assert err.startswith("python -m train.ppo: error: ") and message in err
+    assert err.startswith("spinner-train: error: ") and message in err
     assert err.count("\n") == 1
     assert not out.exists()  # refused before any work
 
@@ -112,14 +118,14 @@ def test_the_command_prints_no_traceback(tmp_path):
     """The real process: one line on stderr, status 2."""
     path = write_config(tmp_path / "c.yaml", "num_players: 2\ntotal_timesteps: 10\nn_env: 8\n")
     done = subprocess.run(
-        [sys.executable, "-m", "train.ppo", "--config", str(path)],
+        [sys.executable, "-m", "spinner_env.train.ppo", "--config", str(path)],
         capture_output=True,
         text=True,
         cwd=Path(__file__).resolve().parent.parent,
     )
     assert done.returncode == 2
     assert done.stderr.splitlines() == [
-        f"python -m train.ppo: error: {path}: unknown key 'n_env' (did you mean 'n_envs'?)"
+        f"spinner-train: error: {path}: unknown key 'n_env' (did you mean 'n_envs'?)"
     ]
 
 

@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from spinner_env.agents import RandomAgent
 
-from agents import RandomAgent
 from spinner_env import mexican_train_v0, spinner_v0
 from spinner_env.mexican_train import ALL_TILES as MT_TILES
 from spinner_env.mexican_train import MexicanTrainRules, MexicanTrainState

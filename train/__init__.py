@@ -1,1 +1,2 @@
-"""Training (MaskablePPO self-play, ``train.ppo``) and evaluation (``train.evaluate``)."""
+"""Training (MaskablePPO self-play, ``spinner-train``), evaluation (``spinner-evaluate``) and best
+response (``spinner-exploit``)."""

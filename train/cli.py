@@ -1,8 +1,9 @@
 """What the command lines share: bad input is one line on stderr and exit status 2.
 
-Every ``python -m train.*`` command parses with :class:`ArgumentParser` and runs its work
-inside :func:`fail_cleanly`: a ``ValueError`` (bad input, raised with a message that says
-what is wrong) or an ``OSError`` (a file that cannot be read or written) ends the command
+Every training command (``spinner-train``, ``spinner-evaluate``, ``spinner-exploit``, also run
+as ``python -m spinner_env.train.ppo`` and so on) parses with :class:`ArgumentParser` and runs
+its work inside :func:`fail_cleanly`: a ``ValueError`` (bad input, raised with a message that
+says what is wrong) or an ``OSError`` (a file that cannot be read or written) ends the command
 with that one line and status 2. ``--debug`` shows the traceback instead.
 """
 
@@ -43,3 +44,23 @@ def fail_cleanly(parser: argparse.ArgumentParser, debug: bool) -> Iterator[None]
 def _describe_os_error(error: OSError) -> str:
     where = f" {error.filename!r}" if error.filename else ""
     return f"{error.strerror or error}{':' if where else ''}{where}"
+
+
+# Console scripts (pyproject's [project.scripts]). Each command's main() returns its result
+# to Python callers; a console script would take that value for an exit status.
+def train() -> None:
+    from spinner_env.train import ppo
+
+    ppo.main()
+
+
+def evaluate() -> None:
+    from spinner_env.train import evaluate
+
+    evaluate.main()
+
+
+def exploit() -> None:
+    from spinner_env.train import exploit
+
+    exploit.main()

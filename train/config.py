@@ -1,4 +1,4 @@
-"""The ``train.ppo`` config: one typed dataclass per section of the YAML file.
+"""The ``spinner_env.train.ppo`` config: one typed dataclass per section of the YAML file.
 
 A config is read into :class:`TrainConfig` by :func:`load_config` (or
 :meth:`TrainConfig.from_dict`). Every key must be a field of its section and every value
@@ -81,7 +81,7 @@ class PPOConfig:
 
 @dataclass(frozen=True)
 class OpponentsConfig:
-    """``opponents``: fixed opponents (any ``agents.make_agent`` spec) with sampling weights,
+    """``opponents``: fixed opponents (any ``make_agent`` spec) with sampling weights,
     and the learner's snapshots (their weight shared equally, one every ``snapshot_every``
     steps, the latest ``max_snapshots`` kept)."""
 

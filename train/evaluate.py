@@ -1,6 +1,6 @@
 """Tournament evaluator: any agents, 2 to 8 players, full matches on duplicate deals.
 
-    python -m train.evaluate --agents checkpoint heuristic greedy random --players 2 \\
+    spinner-evaluate --agents checkpoint heuristic greedy random --players 2 \\
         --matches 2000 --out results/eval_2p
 
 With as many agents as seats, they play one lineup; with more agents than seats, every
@@ -46,13 +46,13 @@ from typing import Any
 
 import numpy as np
 import yaml
+from spinner_env.agents import make_agent
+from spinner_env.agents.base import Agent, choose_move
+from spinner_env.train.cli import ArgumentParser, fail_cleanly
 from tqdm import tqdm
 
-from agents import make_agent
-from agents.base import Agent, choose_move
 from spinner_env.files import atomic_write, write_text_atomic
 from spinner_env.games import GameSpec, game_spec
-from train.cli import ArgumentParser, fail_cleanly
 
 Z95 = 1.96
 RATE = (0.0, 1.0)
@@ -457,7 +457,7 @@ def _play_in_worker(task: tuple[tuple[int, ...], int]) -> tuple[dict, dict]:
 
 
 def build_agents(agents: Sequence[Agent | str], game: GameSpec) -> list[Agent]:
-    """Agents from agents and specs (a policy file is checked against the game as it
+    """Agents from spinner_env.agents and specs (a policy file is checked against the game as it
     loads); two different specs may not share a name."""
     built = [
         make_agent(a, encoding=game.encoding) if isinstance(a, str) else a for a in agents
@@ -574,13 +574,13 @@ def check_output(out: Path) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> Report:
-    parser = ArgumentParser("python -m train.evaluate", __doc__.split("\n\n")[0])
+    parser = ArgumentParser("spinner-evaluate", __doc__.split("\n\n")[0])
     parser.add_argument(
         "--agents",
         nargs="+",
         required=True,
         help="random, greedy, heuristic, checkpoint (the committed one), checkpoint paths, "
-        "or any other spec agents.make_agent takes",
+        "or any other spec spinner_env.agents.make_agent takes",
     )
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--matches", type=int, default=200, help="matches per lineup")
@@ -638,7 +638,7 @@ def main(argv: Sequence[str] | None = None) -> Report:
             league=args.league,
             anchor=anchor,
         )
-        report.command = "python -m train.evaluate " + " ".join(
+        report.command = "spinner-evaluate " + " ".join(
             argv if argv is not None else sys.argv[1:]
         )
         print(report.table())

@@ -1,19 +1,20 @@
-"""MaskablePPO self-play training: ``python -m train.ppo --config configs/quick.yaml``.
+"""MaskablePPO self-play training: ``spinner-train --config configs/quick.yaml``.
 
 The learner plays one seat (rotating) of :class:`spinner_env.wrappers.SingleAgentEnv`
 (``backend: aec``) or of the game's batched engine (``backend: batched``); the other
 seats are drawn, every episode and seat by seat, from an opponent pool that holds fixed
-opponents (any ``agents.make_agent`` spec) and frozen snapshots of the learner, a new
+opponents (any ``spinner_env.agents.make_agent`` spec) and frozen snapshots of the learner, a new
 snapshot every ``opponents.snapshot_every`` steps (the oldest dropped past ``max_snapshots``).
 
-The config is checked against :mod:`train.config` before anything runs. Writes under
+The config is checked against :mod:`spinner_env.train.config` before anything runs. Writes under
 ``out_dir``: ``config.yaml``, TensorBoard logs (``tb/``), periodic checkpoints
 (``checkpoints/model_<steps>_steps.zip``), the final model (``final.zip``) and its policy
-alone (``<name>.safetensors``, small and safe to share: what ``agents.PolicyAgent`` loads).
+alone (``<name>.safetensors``, small and safe to share: what ``spinner_env.agents.PolicyAgent``
+loads).
 An existing run directory is refused unless ``--resume`` (continue from its latest
 checkpoint up to ``total_timesteps``) or ``--overwrite`` (start again). ``init_from`` (or
 ``--init-from``) starts from a saved model's weights. Every ``eval.every`` steps the
-learner plays ``eval.matches`` full matches on duplicate deals (``train.evaluate``)
+learner plays ``eval.matches`` full matches on duplicate deals (``spinner_env.train.evaluate``)
 against each opponent of ``eval.against``; the win rates go to the log as
 ``eval/win_rate_<name>``.
 """
@@ -35,6 +36,13 @@ import numpy as np
 import torch
 import yaml
 from sb3_contrib import MaskablePPO
+from spinner_env.agents import make_agent
+from spinner_env.agents.base import Agent
+from spinner_env.agents.policy import SUFFIX as POLICY_SUFFIX
+from spinner_env.agents.policy import PolicyAgent, save_policy
+from spinner_env.train.cli import ArgumentParser, fail_cleanly
+from spinner_env.train.config import TrainConfig, load_config
+from spinner_env.train.evaluate import Estimate, tournament
 from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.monitor import Monitor
@@ -42,17 +50,10 @@ from stable_baselines3.common.utils import set_random_seed
 from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 from threadpoolctl import threadpool_limits
 
-from agents import make_agent
-from agents.base import Agent
-from agents.policy import SUFFIX as POLICY_SUFFIX
-from agents.policy import PolicyAgent, save_policy
 from spinner_env.files import atomic_write, write_text_atomic
 from spinner_env.games import game_spec
 from spinner_env.vector import make_vec_env
 from spinner_env.wrappers import SingleAgentEnv
-from train.cli import ArgumentParser, fail_cleanly
-from train.config import TrainConfig, load_config
-from train.evaluate import Estimate, tournament
 
 
 @dataclass
@@ -191,7 +192,7 @@ class CheckpointEvery(PeriodicCallback):
 
 
 class EvaluationCallback(PeriodicCallback):
-    """Full matches on duplicate deals (``train.evaluate``) against each opponent on a
+    """Full matches on duplicate deals (``spinner_env.train.evaluate``) against each opponent on a
     schedule: the learner (its most likely moves) in one seat, the opponent in the others.
     ``history`` keeps ``(steps, opponent name, match win rate)`` of every evaluation."""
 
@@ -397,7 +398,7 @@ def train(
 
 
 def main(argv: Sequence[str] | None = None) -> Path:
-    parser = ArgumentParser("python -m train.ppo", "MaskablePPO self-play training")
+    parser = ArgumentParser("spinner-train", "MaskablePPO self-play training")
     parser.add_argument("--config", required=True, type=Path)
     parser.add_argument("--out-dir", type=Path, default=None, help="overrides the config's out_dir")
     parser.add_argument("--total-timesteps", type=int, default=None, help="overrides the config")

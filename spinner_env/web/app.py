@@ -34,7 +34,7 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
-from agents import BASELINES
+from spinner_env.agents import BASELINES
 from spinner_env.games import GAMES
 from spinner_env.match import Draw, Pass
 from spinner_env.mexican_train import MexicanTrainState

@@ -1,9 +1,10 @@
 """Compiled opponents for the batched Spinner engine: a learner's table in one call.
 
-:func:`advance_to_learner` plays every game of a :class:`~spinner_env.batched.BatchedSpinner`
-on until its learner seat has a decision, choosing the other seats' moves in compiled
-code by each seat's kind: uniformly at random, greedy (``agents.GreedyAgent``), or the
-heuristic (``agents.HeuristicAgent``, by :mod:`spinner_env.batched_heuristic`); Python
+:func:`advance_to_learner` plays every game of a
+:class:`~spinner_env.batched.spinner.BatchedSpinner` on until its learner seat has a decision,
+choosing the other seats' moves in compiled code by each seat's kind: uniformly at random,
+greedy (``spinner_env.agents.GreedyAgent``), or the heuristic
+(``spinner_env.agents.HeuristicAgent``, by :mod:`spinner_env.batched.spinner_heuristic`); Python
 steps in only for seats of kind ``OPPONENT_EXTERNAL``. ``spinner_env.vector`` builds its
 adapters on it.
 """
@@ -13,7 +14,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from spinner_env.batched import (
+from spinner_env.batched.core import BatchStep, _kth_legal, _legal_count, next_uniform
+from spinner_env.batched.numba_cache import drop_stale_cache
+from spinner_env.batched.spinner import (
     ACTION_TILE,
     TILE_POINTS,
     Params,
@@ -22,9 +25,7 @@ from spinner_env.batched import (
     _observe,
     _play,
 )
-from spinner_env.batched_core import BatchStep, _kth_legal, _legal_count, next_uniform
-from spinner_env.batched_heuristic import heuristic_action
-from spinner_env.numba_cache import drop_stale_cache
+from spinner_env.batched.spinner_heuristic import heuristic_action
 from spinner_env.spinner_v0 import NUM_ACTIONS
 
 OPPONENT_RANDOM = 0
@@ -32,7 +33,7 @@ OPPONENT_GREEDY = 1
 OPPONENT_EXTERNAL = 2
 OPPONENT_HEURISTIC = 3
 """How a seat's moves are chosen in :func:`advance_to_learner`: uniformly at random, the
-heaviest tile (``agents.GreedyAgent``), by Python code (the call stops there), or the
+heaviest tile (``spinner_env.agents.GreedyAgent``), by Python code (the call stops there), or the
 heuristic: kind ``OPPONENT_HEURISTIC + k`` plays it with the weights of row k."""
 
 ACTION_POINTS = np.full(NUM_ACTIONS, -1, np.int64)

@@ -1,14 +1,15 @@
 """Compiled opponents for the batched Mexican Train engine: a learner's table in one call.
 
-:func:`advance_to_learner` is :func:`spinner_env.batched_opponents.advance_to_learner`
-for :class:`~spinner_env.batched_mexican_train.BatchedMexicanTrain`: it plays every game
+:func:`advance_to_learner` is :func:`spinner_env.batched.spinner_opponents.advance_to_learner`
+for :class:`~spinner_env.batched.mexican_train.BatchedMexicanTrain`: it plays every game
 on until its learner seat has a decision, choosing the other seats' moves in compiled
 code by each seat's kind (the same ``OPPONENT_*`` kinds): uniformly at random, greedy
-(``agents.GreedyAgent``), or the Mexican Train heuristic; Python steps in only for seats
+(``spinner_env.agents.GreedyAgent``), or the Mexican Train heuristic; Python steps in only for seats
 of kind ``OPPONENT_EXTERNAL``.
 
 :func:`heuristic_action` makes, for the seat to act, the decision
-``agents.mexican_train_heuristic.MexicanTrainHeuristicAgent`` makes on the same position:
+``spinner_env.agents.mexican_train_heuristic.MexicanTrainHeuristicAgent`` makes on the same
+position:
 the same scores in the same float64 operations, the highest over the legal ids in
 ascending order with the first maximum winning (``np.argmax``), and a single legal action
 played as is (``Agent.act``). It reads the game record or, as
@@ -22,8 +23,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from spinner_env.batched_core import BatchStep, _kth_legal, _legal_count, next_uniform
-from spinner_env.batched_mexican_train import (
+from spinner_env.batched.core import BatchStep, _kth_legal, _legal_count, next_uniform
+from spinner_env.batched.mexican_train import (
     _DOUBLE_BLANK,
     _DOUBLE_BLANK_50,
     _MARKERS,
@@ -44,7 +45,8 @@ from spinner_env.batched_mexican_train import (
     _play,
     _slot,
 )
-from spinner_env.batched_opponents import (
+from spinner_env.batched.numba_cache import drop_stale_cache
+from spinner_env.batched.spinner_opponents import (
     OPPONENT_GREEDY,
     OPPONENT_HEURISTIC,
     OPPONENT_RANDOM,
@@ -58,7 +60,6 @@ from spinner_env.mexican_train_v0 import (
     NUM_TILES,
     OBSERVATION_SIZE,
 )
-from spinner_env.numba_cache import drop_stale_cache
 
 WEIGHT_NAMES: tuple[str, ...] = (
     "points",
@@ -247,7 +248,7 @@ def advance_to_learner(
 ) -> None:
     """Play every game on until its learner seat has a decision, with compiled opponents;
     the arguments and what they mean are those of
-    :func:`spinner_env.batched_opponents.advance_to_learner` (``heuristic_weights`` rows
+    :func:`spinner_env.batched.spinner_opponents.advance_to_learner` (``heuristic_weights`` rows
     are ``MexicanTrainWeights.as_array()``)."""
     out.done[:] = False
     for b in range(games.shape[0]):

@@ -33,7 +33,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from spinner_env.batched_core import (
+from spinner_env.batched.core import (
     FIRST_HAND_DRAW,
     LEARNER_DRAW,
     BatchedEngine,
@@ -44,7 +44,7 @@ from spinner_env.batched_core import (
     _shuffle_range,
     sample_legal,
 )
-from spinner_env.numba_cache import drop_stale_cache
+from spinner_env.batched.numba_cache import drop_stale_cache
 from spinner_env.spinner import (
     ALL_TILES,
     DOUBLE_SPINNER,
@@ -471,7 +471,7 @@ class BatchedSpinner(BatchedEngine):
     Args:
         num_games: B.
         rules: the Spinner rules and variants (one set for every game).
-        reward, episode, learner_seat: as :class:`~spinner_env.batched_core.BatchedEngine`.
+        reward, episode, learner_seat: as :class:`~spinner_env.batched.core.BatchedEngine`.
 
     ``games`` is the batch's state, one :data:`GAME` record per game.
     """

@@ -1,7 +1,7 @@
-"""The Spinner heuristic of ``agents.heuristic`` compiled for the batched engine.
+"""The Spinner heuristic of ``spinner_env.agents.heuristic`` compiled for the batched engine.
 
-:func:`heuristic_action` makes, for the seat to act in one :data:`~spinner_env.batched.GAME`
-record, the decision ``agents.HeuristicAgent`` makes on the same position: the same
+:func:`heuristic_action` makes, for the seat to act in one :data:`~spinner_env.batched.spinner.GAME`
+record, the decision ``spinner_env.agents.HeuristicAgent`` makes on the same position: the same
 scores in the same float64 operations, the highest over the legal ids in ascending order
 with the first maximum winning (``np.argmax``), and a single legal action played as is
 (``Agent.act``). ``tests/test_batched_heuristic.py`` requires it decision by decision.
@@ -16,7 +16,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from spinner_env.batched import (
+from spinner_env.batched.core import _kth_legal, _legal_count
+from spinner_env.batched.numba_cache import drop_stale_cache
+from spinner_env.batched.spinner import (
     ACTION_OPENS,
     ACTION_TILE,
     NUM_TILES,
@@ -24,8 +26,6 @@ from spinner_env.batched import (
     TILE_LOW,
     TILE_POINTS,
 )
-from spinner_env.batched_core import _kth_legal, _legal_count
-from spinner_env.numba_cache import drop_stale_cache
 from spinner_env.spinner import S
 from spinner_env.spinner_v0 import MAX_PLAYERS, NUM_ACTIONS, OBSERVATION_SIZE, OBSERVATION_SLICES
 

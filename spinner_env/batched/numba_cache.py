@@ -1,9 +1,9 @@
 """Keep numba's on-disk cache of the batched engine in step with its sources.
 
 numba keys a cached function by the source file that defines it, and nothing else. The
-compiled modules (``batched_core``; Spinner's ``batched``, ``batched_heuristic`` and
-``batched_opponents``; Mexican Train's ``batched_mexican_train`` and
-``batched_mexican_train_opponents``) inline each other's functions and freeze tables
+compiled modules of this subpackage (``core``; Spinner's ``spinner``, ``spinner_heuristic``
+and ``spinner_opponents``; Mexican Train's ``mexican_train`` and
+``mexican_train_opponents``) inline each other's functions and freeze tables
 built in ``tiles``, the rules engines and the envs, so an edit to one of those files
 would leave the others running stale compiled code from ``__pycache__``. Each compiled
 module therefore calls :func:`drop_stale_cache` when it is imported, before anything is
@@ -21,14 +21,14 @@ COMPILED_FROM = (
     "spinner_v0.py",
     "mexican_train.py",
     "mexican_train_v0.py",
-    "batched_core.py",
-    "batched.py",
-    "batched_heuristic.py",
-    "batched_opponents.py",
-    "batched_mexican_train.py",
-    "batched_mexican_train_opponents.py",
+    "batched/core.py",
+    "batched/spinner.py",
+    "batched/spinner_heuristic.py",
+    "batched/spinner_opponents.py",
+    "batched/mexican_train.py",
+    "batched/mexican_train_opponents.py",
 )
-"""The files whose code or tables end up in the compiled functions of the package."""
+"""The files (relative to ``spinner_env/``) whose code or tables end up compiled."""
 
 
 def drop_stale_cache(dispatcher: Any) -> None:
@@ -38,7 +38,7 @@ def drop_stale_cache(dispatcher: Any) -> None:
     if path is None or not Path(path).is_dir():  # not cached, or no JIT (NUMBA_DISABLE_JIT)
         return
     folder = Path(path)
-    package = Path(__file__).parent
+    package = Path(__file__).parent.parent
     newest = max((package / name).stat().st_mtime for name in COMPILED_FROM)
     module = Path(dispatcher.py_func.__code__.co_filename).stem
     indexes = list(folder.glob(f"{module}.*.nbi"))

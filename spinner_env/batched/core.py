@@ -2,8 +2,8 @@
 outputs, legal-action sampling, the match outcome and the Python API around the
 compiled loops.
 
-:class:`BatchedEngine` is the API of :class:`~spinner_env.batched.BatchedSpinner` and
-:class:`~spinner_env.batched_mexican_train.BatchedMexicanTrain`: ``reset(seed)`` starts
+:class:`BatchedEngine` is the API of :class:`~spinner_env.batched.spinner.BatchedSpinner` and
+:class:`~spinner_env.batched.mexican_train.BatchedMexicanTrain`: ``reset(seed)`` starts
 game b from seed ``seed + b``, ``step(actions, active)`` plays one decision in every
 (active) game and returns a :class:`BatchStep`, ``observe(seats)`` gives any seat's view.
 A game module supplies its record dtype, its compiled ``reset`` / ``step`` / ``observe``
@@ -19,7 +19,7 @@ import numpy as np
 from numba import njit
 
 from spinner_env.aec import EPISODES, REWARD_SCHEMES, Encoding, check_choice
-from spinner_env.numba_cache import drop_stale_cache
+from spinner_env.batched.numba_cache import drop_stale_cache
 
 # SplitMix64 constants of spinner_env.match.shuffled, as uint64 so numba wraps like it.
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)

@@ -1,7 +1,7 @@
 """Mexican Train for B games at once, compiled with numba (rules M1-M7).
 
 :class:`BatchedMexicanTrain` is to :mod:`spinner_env.mexican_train` what
-:class:`~spinner_env.batched.BatchedSpinner` is to Spinner: each game's state is a record
+:class:`~spinner_env.batched.spinner.BatchedSpinner` is to Spinner: each game's state is a record
 of small arrays (:data:`GAME`), the rules run as numba-compiled loops over the records,
 and every step gives, for every game, the ``mexican_train_v0`` observation vector and
 action mask of the player to act and ``mexican_train_v0``'s rewards. The readable
@@ -14,7 +14,7 @@ agree decision by decision.
     while training:
         step = engine.step(choose(step.obs, step.mask))   # one decision in every game
 
-Seeds, episodes and the Python API are :class:`~spinner_env.batched_core.BatchedEngine`'s:
+Seeds, episodes and the Python API are :class:`~spinner_env.batched.core.BatchedEngine`'s:
 game b starts from seed ``seed + b``, an ended episode restarts at once from the next
 seed, ``step.final_obs`` / ``step.final_totals`` keep how it ended. Round r of seed s is
 dealt from ``shuffled(the 90 tiles other than the engine, s, r)`` as in
@@ -32,7 +32,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from spinner_env.batched_core import (
+from spinner_env.batched.core import (
     FIRST_HAND_DRAW,
     LEARNER_DRAW,
     BatchedEngine,
@@ -42,6 +42,7 @@ from spinner_env.batched_core import (
     _drawn_from_seed,
     _shuffle_range,
 )
+from spinner_env.batched.numba_cache import drop_stale_cache
 from spinner_env.mexican_train import (
     ALL_TILES,
     DOUBLE_BLANK,
@@ -62,7 +63,6 @@ from spinner_env.mexican_train_v0 import (
     OBSERVATION_SLICES,
     PASS_ACTION,
 )
-from spinner_env.numba_cache import drop_stale_cache
 
 MEXICAN_TRAIN = MEXICAN_SLOT
 """The Mexican train's id in a game record (the personal trains' ids are their seats)."""
@@ -460,7 +460,7 @@ class BatchedMexicanTrain(BatchedEngine):
     Args:
         num_games: B.
         rules: the Mexican Train rules and variants (one set for every game).
-        reward, episode, learner_seat: as :class:`~spinner_env.batched_core.BatchedEngine`
+        reward, episode, learner_seat: as :class:`~spinner_env.batched.core.BatchedEngine`
             (a hand episode is one round).
 
     ``games`` is the batch's state, one :data:`GAME` record per game.

@@ -1,0 +1,16 @@
+"""The compiled engine family: many games per call, numba-compiled loops over game records.
+
+- :mod:`~spinner_env.batched.core`: what both games share
+  (:class:`~spinner_env.batched.core.BatchedEngine`, its seeds and episodes, ``sample_legal``,
+  the random stream).
+- :mod:`~spinner_env.batched.spinner` and :mod:`~spinner_env.batched.mexican_train`: the rules
+  of each game as compiled loops, with ``spinner_v0`` / ``mexican_train_v0`` observations,
+  masks and rewards (the readable rules stay :mod:`spinner_env.spinner` and
+  :mod:`spinner_env.mexican_train`; the tests require both to agree decision by decision).
+- ``*_heuristic`` / ``*_opponents``: the baselines compiled, and the loops that play every
+  seat but the learner's inside compiled code.
+- :mod:`~spinner_env.batched.numba_cache`: keeps numba's on-disk cache in step with its sources.
+
+Importing this package loads nothing; each module imports numba when it is imported, so
+users of the environments alone never load it.
+"""
