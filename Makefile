@@ -4,14 +4,14 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 STAMP := $(VENV)/.installed
 
-.PHONY: install test lint demo bench bench-smoke fuzz train clean play web
+.PHONY: install test lint demo bench bench-smoke fuzz train clean play web docs
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
 	# The CPU build of torch first: an unpinned torch would pull a multi-GB CUDA build.
 	$(PIP) install -q torch==2.13.0
-	$(PIP) install -q -e ".[train,dev,web]"
+	$(PIP) install -q -e ".[train,dev,web,docs]"
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -24,6 +24,11 @@ test: lint
 
 demo: $(STAMP)
 	$(PY) -m spinner_env.demo --players 4
+
+# The documentation site, built into site/ as CI builds it (tests/test_docs.py). While
+# writing, `.venv/bin/mkdocs serve` serves it on http://127.0.0.1:8000 and rebuilds on save.
+docs: $(STAMP)
+	$(VENV)/bin/mkdocs build --strict --site-dir site
 
 # Play a 4-player Spinner match against the committed checkpoint and two baselines.
 play: $(STAMP)

@@ -13,8 +13,8 @@ the seat of the player to act, as the engine's :class:`~spinner_env.mexican_trai
 names them: slot 0 is the own train, slot k the train of the player k seats clockwise
 (slots 1-7, those past the last player never legal), slot 8 the Mexican train; the id of
 tile t on slot k is ``k * 91 + t.index``. Observations: a float32 vector laid out by
-``OBSERVATION_LAYOUT`` (documented in the README), with seats relative to the observer
-and padded to 8 players, as in ``spinner_v0``.
+``OBSERVATION_LAYOUT`` (the docs' Environments page tables it), with seats relative to
+the observer and padded to 8 players, as in ``spinner_v0``.
 """
 
 from __future__ import annotations
@@ -67,16 +67,27 @@ OBSERVATION_LAYOUT: tuple[tuple[str, int, str], ...] = (
         NUM_SLOTS * NUM_TILES,
         "per train slot (relative seats 0-7, then the Mexican train), 1 for each tile on it",
     ),
-    ("open_ends", NUM_SLOTS * NUM_VALUES, "per train slot, one-hot open end value 0-12"),
-    ("markers", MAX_PLAYERS, "1 for each relative seat whose train carries a marker"),
-    ("playable", NUM_SLOTS, "1 for each train slot the player to act may place on now (M5)"),
+    (
+        "open_ends",
+        NUM_SLOTS * NUM_VALUES,
+        "per train slot, one-hot open end value 0-12 (the engine value while the train is"
+        " empty; all 0 for a seat with no player)",
+    ),
+    ("markers", MAX_PLAYERS, "1 for each relative seat whose train carries a marker (M3.4)"),
+    (
+        "playable",
+        NUM_SLOTS,
+        "1 for each train slot the player to act may place on now (M3.3, M5.2-M5.4);"
+        " 0 once the round is over",
+    ),
     (
         "unsatisfied",
         NUM_SLOTS * NUM_SLOTS,
-        "unsatisfied doubles oldest first: per double, one-hot train slot it ends",
+        "the unsatisfied doubles oldest first (up to 9 rows), each a one-hot train slot"
+        " whose last tile it is (M5.3, M5.4)",
     ),
-    ("extra_placement", 1, "1 while the player to act takes a double's extra placement"),
-    ("hand_sizes", MAX_PLAYERS, "tiles in each hand, by seat relative to the observer"),
+    ("extra_placement", 1, "1 while the player to act takes a double's extra placement (M5.2)"),
+    ("hand_sizes", MAX_PLAYERS, "tiles in each hand, by seat relative to the observer (M6.4)"),
     (
         "voids",
         MAX_PLAYERS * NUM_VALUES,
@@ -84,7 +95,11 @@ OBSERVATION_LAYOUT: tuple[tuple[str, int, str], ...] = (
     ),
     ("totals", MAX_PLAYERS, "match totals / 100, by relative seat"),
     ("seats", MAX_PLAYERS, "1 for each relative seat that has a player"),
-    ("to_act", MAX_PLAYERS, "one-hot relative seat of the player to act"),
+    (
+        "to_act",
+        MAX_PLAYERS,
+        "one-hot relative seat of the player to act (zero once the round is over)",
+    ),
     ("boneyard", 1, "tiles in the boneyard"),
     ("drew", 1, "1 if the player to act has drawn since its last placement (M4.2, M5.2)"),
     ("round", NUM_ROUNDS, "one-hot round number r (engine double 12-r)"),

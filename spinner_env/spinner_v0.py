@@ -10,8 +10,8 @@
 
 Actions: one id per placement that can ever be legal (``ACTIONS``: tile, end value it
 goes on, value it leaves open), then draw, then pass. Observations: a float32 vector
-laid out by ``OBSERVATION_LAYOUT`` (documented in the README), with seats relative to
-the observer and padded to 8 players, so one policy fits every player count.
+laid out by ``OBSERVATION_LAYOUT`` (the docs' Environments page tables it), with seats
+relative to the observer and padded to 8 players, so one policy fits every player count.
 """
 
 from __future__ import annotations
@@ -57,21 +57,30 @@ NUM_ACTIONS = len(ACTIONS)
 OBSERVATION_LAYOUT: tuple[tuple[str, int, str], ...] = (
     ("hand", NUM_TILES, "1 for each tile in the observer's hand (tile index order)"),
     ("placed", NUM_TILES, "1 for each tile on the layout"),
-    ("free_ends", NUM_VALUES, "open ends of each value 0..9, S outside unfilled doubles"),
-    ("playable_ends", NUM_VALUES, "1 for each end value a placement may go on now"),
+    ("free_ends", NUM_VALUES, "count of open ends of each value 0-9, S outside unfilled doubles"),
+    ("playable_ends", NUM_VALUES, "1 for each end value a placement may go on now (S5)"),
     (
         "unfilled",
         MAX_UNFILLED * (NUM_VALUES + 1),
-        "oldest first, per unfilled double: one-hot arm value (11), arms left (0-3)",
+        "the 4 oldest unfilled doubles (the set counts, S3.4), each a one-hot arm value (11)"
+        " and its arms left (0-3)",
     ),
     ("hand_sizes", MAX_PLAYERS, "tiles in each hand, by seat relative to the observer"),
-    ("voids", MAX_PLAYERS * NUM_VALUES, "per relative seat, 1 for each value shown void"),
+    (
+        "voids",
+        MAX_PLAYERS * NUM_VALUES,
+        "per relative seat, 1 for each value 0-9, S it is known to hold no tile of (S8)",
+    ),
     ("totals", MAX_PLAYERS, "match totals / 100, by relative seat"),
     ("seats", MAX_PLAYERS, "1 for each relative seat that has a player"),
-    ("to_act", MAX_PLAYERS, "one-hot relative seat of the player to act"),
+    (
+        "to_act",
+        MAX_PLAYERS,
+        "one-hot relative seat of the player to act (zero once the hand is over)",
+    ),
     ("boneyard", 1, "tiles in the boneyard"),
-    ("drew", 1, "1 if the player to act has drawn this turn"),
-    ("hand_number", MAX_HANDS, "one-hot hand number (start double 9-h)"),
+    ("drew", 1, "1 if the player to act has drawn this turn (S6.2)"),
+    ("hand_number", MAX_HANDS, "one-hot hand number h (start double 9-h)"),
 )
 OBSERVATION_SLICES, OBSERVATION_SIZE = layout_slices(OBSERVATION_LAYOUT)
 MAX_HAND_POINTS = sum(tile_points(t) for t in ALL_TILES)

@@ -1,46 +1,148 @@
-"""The README documents the code as it is."""
+"""The documentation site builds with ``mkdocs build --strict``, its generated tables are
+the code's own, and every Python example in it (docs/*.md and README.md) runs.
+
+A ```python block runs in a fresh interpreter, in an empty folder, and must exit 0. A block
+that must not run (it needs a file or a service the tests do not have) is preceded by the
+line ``<!-- no-run -->``; use it sparingly: an example that does not run is not checked.
+"""
 
 from __future__ import annotations
 
+import importlib.util
+import os
 import re
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
+from types import ModuleType, SimpleNamespace
 
 import pytest
 
 from spinner_env import mexican_train_v0, spinner_v0
 
-README = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+ROOT = Path(__file__).resolve().parent.parent
+PAGES = [*sorted((ROOT / "docs").glob("*.md")), ROOT / "README.md"]
+NO_RUN = "<!-- no-run -->"
+FENCE = re.compile(r"^(?P<indent> *)```python\n(?P<code>.*?)^(?P=indent)```$", re.M | re.S)
+ENVIRONMENTS = (spinner_v0, mexican_train_v0)
 
 
-def _table_rows(section: str) -> list[tuple[str, str, int]]:
-    """(name, slice, size) rows of the first observation table after ``section``."""
-    start = README.index("| `hand` |", README.index(section))
-    rows = []
-    for line in README[start:].splitlines():
-        match = re.match(r"\| `(\w+)` \| (\d+:\d+) \| (\d+) \|", line)
-        if not match:
-            break
-        rows.append((match[1], match[2], int(match[3])))
-    return rows
+def python_blocks(page: Path) -> list[tuple[int, str]]:
+    """(line, code) of each ```python block of ``page`` not marked ``<!-- no-run -->``."""
+    text = page.read_text()
+    blocks = []
+    for match in FENCE.finditer(text):
+        before = text[: match.start()].rstrip("\n").rsplit("\n", 1)[-1].strip()
+        if before != NO_RUN:
+            line = text.count("\n", 0, match.start()) + 1
+            blocks.append((line, textwrap.dedent(match["code"])))
+    return blocks
 
 
-@pytest.mark.parametrize(
-    "module, section",
-    [
-        (spinner_v0, "## The Spinner environment"),
-        (mexican_train_v0, "## The Mexican Train environment"),
-    ],
-)
-def test_observation_table_matches_the_layout(module, section):
-    expected, offset = [], 0
-    for name, size, _ in module.OBSERVATION_LAYOUT:
-        expected.append((name, f"{offset}:{offset + size}", size))
-        offset += size
-    assert _table_rows(section) == expected
-    text = README[README.index(section) :].replace("\n", " ")
-    assert f"float32 vector of {module.OBSERVATION_SIZE}" in text
-    assert f"Discrete({module.NUM_ACTIONS})" in text
+EXAMPLES = [
+    pytest.param(code, id=f"{page.name}:{line}")
+    for page in PAGES
+    for line, code in python_blocks(page)
+]
 
 
-def test_readme_names_the_test_command():
-    assert "make test" in README
+def test_pages_have_examples():
+    ids = [example.id for example in EXAMPLES]
+    assert len(ids) >= 10
+    assert any(id_.startswith("README.md:") for id_ in ids)
+
+
+def test_blocks_are_found_and_no_run_skips_one(tmp_path: Path):
+    page = tmp_path / "page.md"
+    page.write_text(
+        "text\n\n```python\nprint(1)\n```\n\n<!-- no-run -->\n```python\nimport missing\n```\n"
+        "- a list\n\n    ```python\n    x = 2\n    ```\n"
+    )
+    assert python_blocks(page) == [(3, "print(1)\n"), (13, "x = 2\n")]
+
+
+@pytest.mark.parametrize("code", EXAMPLES)
+def test_example_runs(code: str, tmp_path: Path):
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "MPLBACKEND": "Agg"},
+    )
+    assert result.returncode == 0, f"{code}\n--- stderr ---\n{result.stderr[-4000:]}"
+
+
+def _require_mkdocs() -> None:
+    """Skip where mkdocs is not installed, except in CI (CI=true), where that fails."""
+    if importlib.util.find_spec("mkdocs") is None:
+        if os.environ.get("CI"):
+            pytest.fail("mkdocs is not installed: make install installs the docs extra")
+        pytest.skip("mkdocs is not installed (pip install -e '.[docs]')")
+
+
+def _hooks() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("docs_hooks", ROOT / "docs" / "hooks.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+PAGE = SimpleNamespace(file=SimpleNamespace(src_path="example.md"))  # what the hook reads
+
+
+@pytest.mark.parametrize("env_module", ENVIRONMENTS, ids=lambda m: m.__name__)
+def test_observation_table_is_the_layout(env_module: ModuleType):
+    _require_mkdocs()
+    name = env_module.__name__.rsplit(".", 1)[1]
+    page = _hooks().on_page_markdown(f"<!-- generated: observation {name} -->", PAGE)
+    rows = [line.split(" | ") for line in page.splitlines()[2:]]
+    assert [(row[0].strip("| `"), row[1], int(row[2])) for row in rows] == [
+        (key, f"{part.start}:{part.stop}", part.stop - part.start)
+        for key, part in env_module.OBSERVATION_SLICES.items()
+    ]
+    assert rows[-1][1].endswith(f":{env_module.OBSERVATION_SIZE}")
+
+
+def test_unknown_generated_table_fails_the_build():
+    _require_mkdocs()
+    hooks = _hooks()
+    for marker in ("observation chess_v0", "colours spinner_v0"):
+        with pytest.raises(ValueError, match=r"example\.md: no generated table"):
+            hooks.on_page_markdown(f"text\n<!-- generated: {marker} -->\n", PAGE)
+
+
+def test_site_builds_strict(tmp_path: Path):
+    _require_mkdocs()
+    site = tmp_path / "site"
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+    )
+    assert result.returncode == 0, result.stderr[-6000:]
+    environments = (site / "environments" / "index.html").read_text()
+    assert "generated:" not in environments
+    for env_module in ENVIRONMENTS:
+        assert f"Discrete({env_module.NUM_ACTIONS})" in environments
+        for part in env_module.OBSERVATION_SLICES.values():
+            assert f"<td>{part.start}:{part.stop}</td>" in environments
+    # The rules page is RULES.md itself, every numbered rule included.
+    rules = (site / "rules" / "index.html").read_text()
+    numbers = re.findall(r"\*\*([SM]\d+\.\d+)\*\*", (ROOT / "RULES.md").read_text())
+    assert len(numbers) > 50
+    assert all(f"<strong>{number}</strong>" in rules for number in numbers)
+    # The API reference is generated from the docstrings of every package.
+    for page, name in [
+        ("api/agents", "spinner_env.agents.make_agent"),
+        ("api/train", "spinner_env.train.evaluate.tournament"),
+        ("api/wrappers", "spinner_env.wrappers.SingleAgentEnv"),
+        ("api/batched", "spinner_env.batched.spinner.BatchedSpinner"),
+    ]:
+        assert f'id="{name}"' in (site / page / "index.html").read_text(), name
