@@ -71,7 +71,8 @@ def on_page_markdown(markdown: str, page: Any, **_: Any) -> str:
 
 
 def spaces_table(module: ModuleType) -> str:
-    """The environment's spaces as its own objects describe them, PettingZoo style."""
+    """The environment's spaces as its own objects describe them, PettingZoo style (the
+    import line heads the table)."""
     env = module.env(num_players=2)
     env.reset(seed=0)
     agent = env.agents[0]
@@ -80,7 +81,6 @@ def spaces_table(module: ModuleType) -> str:
     state = env.unwrapped.state_space
     name = module.__name__.rsplit(".", 1)[1]
     rows = [
-        ("Import", f"`from spinner_env import {name}`"),
         ("Agents", f"`player_0` ... `player_{{n-1}}`, by seat (n up to {module.MAX_PLAYERS})"),
         ("Action space", f"`Discrete({env.action_space(agent).n})`"),
         (
@@ -97,7 +97,7 @@ def spaces_table(module: ModuleType) -> str:
         ("Render modes", ", ".join(f"`{mode}`" for mode in env.metadata["render_modes"])),
     ]
     env.close()
-    return _markdown_table(("", ""), rows)
+    return _markdown_table(("Import", f"`from spinner_env import {name}`"), rows)
 
 
 def observation_table(module: ModuleType) -> str:

@@ -62,6 +62,14 @@ def test_blocks_are_found_and_no_run_skips_one(tmp_path: Path):
     assert python_blocks(page) == [(3, "print(1)\n"), (13, "x = 2\n")]
 
 
+def test_readme_links_resolve():
+    """The README's links are relative paths in the repository, as GitHub shows them."""
+    links = re.findall(r"\]\(([^)#\s]+)[^)]*\)", (ROOT / "README.md").read_text())
+    local = [link for link in links if "://" not in link]
+    assert "docs/environments.md" in local
+    assert [link for link in local if not (ROOT / link).is_file()] == []
+
+
 @pytest.mark.parametrize("code", EXAMPLES)
 def test_example_runs(code: str, tmp_path: Path):
     result = subprocess.run(
