@@ -269,8 +269,7 @@ class LearnerBatch:
             :data:`OpponentSampler` called for every new episode of every game. Several
             heuristics with different weights may share a pool: each weight set is a
             row of ``heuristic_weights``, played by its own compiled kind.
-        reward: as the game's ``raw_env``.
-        episode: as the game's ``raw_env``.
+        reward, episode: as the game's ``raw_env``.
         learner_seat: a fixed seat, or None to draw it for every episode from its seed.
         skip_forced: play the learner's turns that have one legal action for it.
     """

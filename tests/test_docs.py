@@ -91,8 +91,9 @@ def _require_mkdocs() -> None:
         pytest.skip("mkdocs is not installed (pip install -e '.[docs]')")
 
 
-def _hooks() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("docs_hooks", ROOT / "docs" / "hooks.py")
+def _docs_module(name: str) -> ModuleType:
+    """One of the site's build scripts in docs/ (the MkDocs hooks, the griffe extension)."""
+    spec = importlib.util.spec_from_file_location(f"docs_{name}", ROOT / "docs" / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -106,7 +107,7 @@ PAGE = SimpleNamespace(file=SimpleNamespace(src_path="example.md"))  # what the 
 def test_observation_table_is_the_layout(env_module: ModuleType):
     _require_mkdocs()
     name = env_module.__name__.rsplit(".", 1)[1]
-    page = _hooks().on_page_markdown(f"<!-- generated: observation {name} -->", PAGE)
+    page = _docs_module("hooks").on_page_markdown(f"<!-- generated: observation {name} -->", PAGE)
     rows = [line.split(" | ") for line in page.splitlines()[2:]]
     assert [(row[0].strip("| `"), row[1], int(row[2])) for row in rows] == [
         (key, f"{part.start}:{part.stop}", part.stop - part.start)
@@ -117,10 +118,22 @@ def test_observation_table_is_the_layout(env_module: ModuleType):
 
 def test_unknown_generated_table_fails_the_build():
     _require_mkdocs()
-    hooks = _hooks()
+    hooks = _docs_module("hooks")
     for marker in ("observation chess_v0", "colours spinner_v0"):
         with pytest.raises(ValueError, match=r"example\.md: no generated table"):
             hooks.on_page_markdown(f"text\n<!-- generated: {marker} -->\n", PAGE)
+
+
+def test_an_args_entry_naming_several_parameters_documents_each():
+    _require_mkdocs()
+    split = _docs_module("griffe_docstrings").split_shared_entries
+    text = "Args:\n    n: B.\n    reward, episode: as raw_env (a;\n        b).\n    seat: x.\n"
+    assert split(text) == (
+        "Args:\n    n: B.\n    reward: as raw_env (a;\n        b).\n"
+        "    episode: as raw_env (a;\n        b).\n    seat: x.\n"
+    )
+    prose = "Reward, episode: in prose, not indented."
+    assert split(prose) == prose
 
 
 def test_site_builds_strict(tmp_path: Path):

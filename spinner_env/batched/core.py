@@ -193,9 +193,9 @@ class BatchedEngine:
     Args:
         num_games: B.
         num_players: the players of every game.
-        reward: as the game's ``raw_env`` (``"match"`` | ``"hand_score"``).
-        episode: as the game's ``raw_env`` (``"match"`` | ``"hand"``). A hand episode
-            plays hand ``shuffled(range(num_hands), seed, FIRST_HAND_DRAW)[0]``.
+        reward, episode: as the game's ``raw_env`` (``"match"`` | ``"hand_score"``;
+            ``"match"`` | ``"hand"``). A hand episode plays hand
+            ``shuffled(range(num_hands), seed, FIRST_HAND_DRAW)[0]``.
         learner_seat: the seat whose view ``final_obs`` shows; None draws it for every
             episode from its seed (``shuffled(range(n), seed, LEARNER_DRAW)[0]``).
 

@@ -460,10 +460,8 @@ class BatchedMexicanTrain(BatchedEngine):
     Args:
         num_games: B.
         rules: the Mexican Train rules and variants (one set for every game).
-        reward: as :class:`~spinner_env.batched.core.BatchedEngine`.
-        episode: as :class:`~spinner_env.batched.core.BatchedEngine` (a hand episode is
-            one round).
-        learner_seat: as :class:`~spinner_env.batched.core.BatchedEngine`.
+        reward, episode, learner_seat: as :class:`~spinner_env.batched.core.BatchedEngine`
+            (a hand episode is one round).
 
     ``games`` is the batch's state, one :data:`GAME` record per game.
     """

@@ -471,9 +471,7 @@ class BatchedSpinner(BatchedEngine):
     Args:
         num_games: B.
         rules: the Spinner rules and variants (one set for every game).
-        reward: as :class:`~spinner_env.batched.core.BatchedEngine`.
-        episode: as :class:`~spinner_env.batched.core.BatchedEngine`.
-        learner_seat: as :class:`~spinner_env.batched.core.BatchedEngine`.
+        reward, episode, learner_seat: as :class:`~spinner_env.batched.core.BatchedEngine`.
 
     ``games`` is the batch's state, one :data:`GAME` record per game.
     """
