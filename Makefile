@@ -5,6 +5,7 @@ PIP := $(PY) -m pip
 STAMP := $(VENV)/.installed
 
 .PHONY: install test lint demo bench bench-smoke fuzz train clean play web docs
+.PHONY: rllib-venv
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
@@ -62,6 +63,21 @@ fuzz: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(RLLIB_VENV)
+
+# RLlib pins its own gymnasium, so examples/rllib_ppo.py runs in a virtualenv of its own
+# (tests/test_examples.py runs it with this venv's python).
+RLLIB_VENV ?= .venv-rllib
+RLLIB_STAMP := $(RLLIB_VENV)/.installed
+
+$(RLLIB_STAMP): pyproject.toml
+	python3 -m venv $(RLLIB_VENV)
+	$(RLLIB_VENV)/bin/python -m pip install -q --upgrade pip
+	$(RLLIB_VENV)/bin/python -m pip install -q torch==2.13.0
+	$(RLLIB_VENV)/bin/python -m pip install -q "ray[rllib]==2.60.0" -e .
+	touch $(RLLIB_STAMP)
+
+rllib-venv: $(RLLIB_STAMP)
 
 # Train the quick 2-player agent (configs/quick.yaml), then rank it against the baselines.
 train: $(STAMP)
