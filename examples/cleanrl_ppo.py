@@ -16,7 +16,7 @@ over the compiled engine; each of its games seats one learner against batched op
 A step's reward is everything the learner was credited from its action to its next
 decision, opponents' moves and the end of the match included, so the rewards of an
 episode add up to the learner's match outcome: the loop checks it episode by episode
-against the final observation (:mod:`outcome`).
+against the final observation (:mod:`episode_check`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
-from outcome import count_mismatches, seat_outcome
+from episode_check import count_mismatches, seat_outcome
 from torch import nn
 from torch.distributions import Categorical
 

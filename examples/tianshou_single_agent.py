@@ -12,7 +12,7 @@ What it shows:
   critic reads the observation alone.
 * Rewards: each step's reward is everything the learner's seat was credited up to its
   next decision, the end of the match included, so an episode's rewards add up to the
-  learner's match outcome; the episode hook checks it (:mod:`outcome`).
+  learner's match outcome; the episode hook checks it (:mod:`episode_check`).
 
 Why not Tianshou's multi-agent path (``PettingZooEnv`` + ``MultiAgentPolicy``): it stores
 each step under the seat that acted and trains each seat on its own steps' rewards only,
@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import gymnasium as gym
 import numpy as np
 import torch
-from outcome import count_mismatches, match_outcomes, seat_outcome
+from episode_check import count_mismatches, match_outcomes, seat_outcome
 from tianshou.algorithm import PPO, MARLRandomDiscreteMaskedOffPolicyAlgorithm
 from tianshou.algorithm.modelfree.reinforce import DiscreteActorPolicy
 from tianshou.algorithm.multiagent.marl import MultiAgentPolicy

@@ -25,7 +25,7 @@ What it shows:
   chain of decisions for GAE; TorchRL's ``ClipPPOLoss`` then trains on those decisions.
 
 Each rollout starts new games and drops the unfinished one at its end (its rewards are
-not known yet). The per-episode check (:mod:`outcome`) compares every seat's credited
+not known yet). The per-episode check (:mod:`episode_check`) compares every seat's credited
 rewards with its match outcome.
 """
 
@@ -37,7 +37,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import torch
-from outcome import count_mismatches, seat_outcome
+from episode_check import count_mismatches, seat_outcome
 from tensordict import TensorDict
 from tensordict.nn import TensorDictModule
 from torch import nn
@@ -207,7 +207,7 @@ def train(args: Args) -> dict:
         matches = len(d.outcomes) // args.num_players
         print(
             f"decisions {stats['decisions']:>7}  matches {matches:>4}  "
-            f"value loss {float(losses['loss_critic']):.3f}"
+            f"value loss {losses['loss_critic'].item():.3f}"
         )
     env.close()
     stats["mismatches"] = count_mismatches(stats["credited"], stats["outcomes"])
