@@ -56,6 +56,7 @@ bench-smoke: $(STAMP)
 	$(PY) bench/bench_batched_mexican_train.py --smoke
 	$(PY) bench/fuzz.py --short
 	$(PY) bench/bench_search.py --smoke
+	$(PY) bench/bench_wrappers.py --smoke
 
 # The README's fuzz figure (over 3 million inputs, about 18 minutes here).
 fuzz: $(STAMP)
@@ -74,7 +75,8 @@ $(RLLIB_STAMP): pyproject.toml
 	python3 -m venv $(RLLIB_VENV)
 	$(RLLIB_VENV)/bin/python -m pip install -q --upgrade pip
 	$(RLLIB_VENV)/bin/python -m pip install -q torch==2.13.0
-	$(RLLIB_VENV)/bin/python -m pip install -q "ray[rllib]==2.60.0" -e .
+	# pygame-ce: PettingZoo's connect_four_v3, bench/bench_wrappers.py's peer.
+	$(RLLIB_VENV)/bin/python -m pip install -q "ray[rllib]==2.60.0" "pygame-ce>=2.3.0" -e .
 	touch $(RLLIB_STAMP)
 
 rllib-venv: $(RLLIB_STAMP)

@@ -24,6 +24,7 @@ BENCH = Path(__file__).resolve().parent.parent / "bench"
         ("bench_batched_mexican_train", "--smoke", "batched B=1 (4p)"),
         ("fuzz", "--short", "other exceptions"),
         ("bench_search", "--smoke", "3. strength against heuristic"),
+        ("bench_wrappers", "--smoke", "TorchRL PettingZooWrapper"),
     ],
 )
 def test_each_benchmark_runs_in_smoke_mode(script, smoke, printed, monkeypatch, capsys):
