@@ -129,10 +129,10 @@ class OutcomeCheck(RLlibCallback):
         for agent in episode.agent_ids:
             credited = sum(sum(chunk.get_rewards().get(agent, [])) for chunk in chunks)
             info = episode.agent_episodes[agent].get_infos(-1)
-            metrics_logger.log_value("seat_episodes", 1, reduce="sum")
+            metrics_logger.log_value("seat_episodes", 1, reduce="lifetime_sum")
             mismatch = int(abs(credited - info["outcome"]) > 1e-6)
-            metrics_logger.log_value("credited_not_outcome", mismatch, reduce="sum")
-        metrics_logger.log_value("illegal", info["illegal"], reduce="sum")
+            metrics_logger.log_value("credited_not_outcome", mismatch, reduce="lifetime_sum")
+        metrics_logger.log_value("illegal", info["illegal"], reduce="lifetime_sum")
 
 
 def build(args: Args):
@@ -173,11 +173,13 @@ def build(args: Args):
 
 
 def refresh_opponent(algorithm) -> None:
-    """Copy ``main``'s weights into ``opponent``, on the learner and the env runners."""
-    main = algorithm.get_module("main").get_state()
-    algorithm.set_state({"learner_group": {"learner": {"rl_module": {"opponent": main}}}})
-    algorithm.env_runner_group.sync_weights(
-        from_worker_or_learner_group=algorithm.learner_group, policies=["opponent"]
+    """Copy ``main``'s weights into ``opponent``, on the learner and on every env runner
+    (``sync_weights`` after a training step pushes only the modules that learn)."""
+    main = algorithm.learner_group.get_state(components="learner/rl_module/main")
+    weights = main["learner"]["rl_module"]["main"]
+    algorithm.set_state({"learner_group": {"learner": {"rl_module": {"opponent": weights}}}})
+    algorithm.env_runner_group.foreach_env_runner(
+        lambda runner: runner.module["opponent"].set_state(weights)
     )
 
 
