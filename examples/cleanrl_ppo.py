@@ -16,12 +16,11 @@ over the compiled engine; each of its games seats one learner against batched op
 A step's reward is everything the learner was credited from its action to its next
 decision, opponents' moves and the end of the match included, so the rewards of an
 episode add up to the learner's match outcome: the loop checks it episode by episode
-against the final observation (:mod:`episode_check`).
+against the final observation (:mod:`example_kit`).
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from collections.abc import Sequence
@@ -29,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
-from episode_check import count_mismatches, seat_outcome
+from example_kit import count_mismatches, parse_args, report, seat_outcome
 from torch import nn
 from torch.distributions import Categorical
 
@@ -187,17 +186,8 @@ def train(args: Args) -> dict:
 
 
 def main(argv: Sequence[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    for name, default in vars(Args()).items():
-        parser.add_argument(f"--{name.replace('_', '-')}", type=type(default), default=default)
-    args = Args(**vars(parser.parse_args(argv)))
-    stats = train(args)
-    print(
-        f"{stats['decisions']} decisions, {stats['illegal']} illegal, "
-        f"{len(stats['outcomes'])} episodes, {stats['mismatches']} credited != outcome"
-    )
-    return stats
+    return train(parse_args(Args, argv, __doc__))
 
 
 if __name__ == "__main__":
-    sys.exit(0 if main()["illegal"] == 0 else 1)
+    sys.exit(report(main()))

@@ -37,7 +37,6 @@ illegal moves) that ``tests/test_examples.py`` reads.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from collections.abc import Sequence
@@ -46,6 +45,7 @@ from dataclasses import asdict, dataclass
 import gymnasium as gym
 import numpy as np
 import ray
+from example_kit import parse_args
 from ray.rllib.algorithms.ppo import PPOConfig
 from ray.rllib.callbacks.callbacks import RLlibCallback
 from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
@@ -184,10 +184,7 @@ def refresh_opponent(algorithm) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    for name, default in vars(Args()).items():
-        parser.add_argument(f"--{name.replace('_', '-')}", type=type(default), default=default)
-    args = Args(**vars(parser.parse_args(argv)))
+    args = parse_args(Args, argv, __doc__)
     args.batch = min(args.batch, args.steps)
     ray.init(address=args.address or None, include_dashboard=False)
     algorithm = build(args)
@@ -217,4 +214,5 @@ def main(argv: Sequence[str] | None = None) -> dict:
 
 
 if __name__ == "__main__":
-    sys.exit(0 if main()["illegal"] == 0 else 1)
+    record = main()
+    sys.exit(int(record["illegal"] > 0 or record["mismatches"] > 0))

@@ -12,7 +12,7 @@ What it shows:
   critic reads the observation alone.
 * Rewards: each step's reward is everything the learner's seat was credited up to its
   next decision, the end of the match included, so an episode's rewards add up to the
-  learner's match outcome; the episode hook checks it (:mod:`episode_check`).
+  learner's match outcome; the episode hook checks it (:mod:`example_kit`).
 
 Why not Tianshou's multi-agent path (``PettingZooEnv`` + ``MultiAgentPolicy``): it stores
 each step under the seat that acted and trains each seat on its own steps' rewards only,
@@ -23,7 +23,6 @@ final reward whenever another seat makes the last move (half the seat-episodes o
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -31,7 +30,7 @@ from dataclasses import dataclass
 import gymnasium as gym
 import numpy as np
 import torch
-from episode_check import count_mismatches, match_outcomes, seat_outcome
+from example_kit import count_mismatches, match_outcomes, parse_args, report, seat_outcome
 from tianshou.algorithm import PPO, MARLRandomDiscreteMaskedOffPolicyAlgorithm
 from tianshou.algorithm.modelfree.reinforce import DiscreteActorPolicy
 from tianshou.algorithm.multiagent.marl import MultiAgentPolicy
@@ -161,7 +160,6 @@ def train(args: Args) -> dict:
         "credited": check.credited,
         "outcomes": check.outcomes,
         "mismatches": count_mismatches(check.credited, check.outcomes),
-        "win_rate": float(np.mean([o > 0 for o in check.outcomes[-200:]])),
     }
 
 
@@ -200,18 +198,8 @@ def multi_agent_reward_loss(episodes: int, num_players: int = 2, seed: int = 0) 
 
 
 def main(argv: Sequence[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    for name, default in vars(Args()).items():
-        parser.add_argument(f"--{name.replace('_', '-')}", type=type(default), default=default)
-    args = Args(**vars(parser.parse_args(argv)))
-    stats = train(args)
-    print(
-        f"{stats['decisions']} decisions, {stats['illegal']} illegal, "
-        f"{len(stats['outcomes'])} episodes, {stats['mismatches']} credited != outcome, "
-        f"win rate (last 200) {stats['win_rate']:.2f}"
-    )
-    return stats
+    return train(parse_args(Args, argv, __doc__))
 
 
 if __name__ == "__main__":
-    sys.exit(0 if main()["illegal"] == 0 else 1)
+    sys.exit(report(main()))

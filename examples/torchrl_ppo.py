@@ -25,19 +25,18 @@ What it shows:
   chain of decisions for GAE; TorchRL's ``ClipPPOLoss`` then trains on those decisions.
 
 Each rollout starts new games and drops the unfinished one at its end (its rewards are
-not known yet). The per-episode check (:mod:`episode_check`) compares every seat's credited
+not known yet). The per-episode check (:mod:`example_kit`) compares every seat's credited
 rewards with its match outcome.
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import torch
-from episode_check import count_mismatches, seat_outcome
+from example_kit import count_mismatches, parse_args, report, seat_outcome
 from tensordict import TensorDict
 from tensordict.nn import TensorDictModule
 from torch import nn
@@ -215,17 +214,8 @@ def train(args: Args) -> dict:
 
 
 def main(argv: Sequence[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    for name, default in vars(Args()).items():
-        parser.add_argument(f"--{name.replace('_', '-')}", type=type(default), default=default)
-    args = Args(**vars(parser.parse_args(argv)))
-    stats = train(args)
-    print(
-        f"{stats['decisions']} decisions, {stats['illegal']} illegal, "
-        f"{len(stats['outcomes'])} seat-episodes, {stats['mismatches']} credited != outcome"
-    )
-    return stats
+    return train(parse_args(Args, argv, __doc__))
 
 
 if __name__ == "__main__":
-    sys.exit(0 if main()["illegal"] == 0 else 1)
+    sys.exit(report(main()))

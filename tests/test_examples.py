@@ -1,7 +1,7 @@
 """Every script in examples/ runs a few hundred steps with zero illegal moves, and every
 seat's credited rewards add up, episode by episode, to its match outcome.
 
-The examples are scripts that import their sibling ``episode_check`` module, so they are
+The examples are scripts that import their sibling ``example_kit`` module, so they are
 imported here with examples/ on the path. RLlib pins its own gymnasium and runs from
 ``.venv-rllib`` (``make rllib-venv``); without it the RLlib test is skipped, except in CI
 (``CI=true``), where it fails.
@@ -45,7 +45,7 @@ def _check_episodes(stats: dict, at_least: int) -> None:
 
 
 def test_outcome_reads_every_seats_outcome_from_its_final_observation(examples):
-    check = examples("episode_check")
+    check = examples("example_kit")
     rng = np.random.default_rng(0)
     for num_players in (2, 3, 5):
         env = spinner_v0.raw_env(num_players=num_players, num_hands=2)
@@ -61,10 +61,26 @@ def test_outcome_reads_every_seats_outcome_from_its_final_observation(examples):
 
 
 def test_count_mismatches_rejects_lists_of_different_lengths(examples):
-    check = examples("episode_check")
+    check = examples("example_kit")
     assert check.count_mismatches([1.0, -1.0, 0.0], [1.0, 1.0, 0.0]) == 1
     with pytest.raises(ValueError, match="2 credited returns for 3 outcomes"):
         check.count_mismatches([1.0, -1.0], [1.0, -1.0, 0.0])
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--steps", "0"], "--steps must be at least 1, got 0"),
+        (["--num-players", "9"], "num_players must be"),
+        (["--num-envs", "two"], "invalid int value: 'two'"),
+    ],
+)
+def test_bad_command_lines_exit_2_with_one_line(examples, capsys, argv, message):
+    with pytest.raises(SystemExit) as exit_:
+        examples("cleanrl_ppo").main(argv)
+    assert exit_.value.code == 2
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert message in error
 
 
 def test_torchrl_ppo(examples):
@@ -162,7 +178,7 @@ def test_rllib_ppo_in_its_own_venv():
 
 def test_examples_say_how_to_run_them():
     for script in EXAMPLES.glob("*.py"):
-        if script.name == "episode_check.py":
+        if script.name == "example_kit.py":
             continue
         doc = script.read_text().split('"""')[1]
         assert f"examples/{script.name}" in doc, script.name
