@@ -111,8 +111,9 @@ def masked_random_actor() -> ProbabilisticActor:
 class Decisions:
     """Every seat's decisions of a rollout, flattened, with what each was credited."""
 
-    data: TensorDict
-    """the acting seat's row of each decision (observation, mask, action, log-prob)"""
+    data: TensorDict | None
+    """the acting seat's row of each decision (observation, mask, action, log-prob);
+    None if no game finished"""
     rewards: torch.Tensor
     next_index: torch.Tensor
     """the same seat's next decision in the same game, or -1 when the game ended first"""
@@ -187,7 +188,7 @@ def train(args: Args) -> dict:
         d = seat_decisions(rollout)
         stats["credited"] += d.credited
         stats["outcomes"] += d.outcomes
-        if len(d.rewards) == 0:
+        if d.data is None:
             continue
         with torch.no_grad():
             values = critic(d.data.clone())[VALUE].squeeze(-1)
