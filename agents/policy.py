@@ -303,7 +303,7 @@ class PolicyAgent(Agent):
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """One action per row, as :meth:`act` decides (a batched opponent of
-        ``spinner_env.vector``); sampling adds Gumbel noise to the logits, which draws
+        ``spinner_env.batched.vector``); sampling adds Gumbel noise to the logits, which draws
         each legal action with its softmax probability."""
         masks = np.asarray(action_masks)
         if masks.ndim != 2 or masks.shape[1] != self.num_actions:

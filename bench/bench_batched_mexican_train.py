@@ -35,12 +35,12 @@ import numpy as np
 from bench_aec import random_play_rate
 from bench_speed import play_batched
 from spinner_env.agents.heuristic import HeuristicAgent
+from spinner_env.train.vec_env import MexicanTrainVecEnv
 
 from spinner_env import mexican_train_v0
 from spinner_env.batched.core import sample_legal
 from spinner_env.batched.mexican_train import BatchedMexicanTrain
 from spinner_env.mexican_train import MexicanTrainRules
-from spinner_env.vector import MexicanTrainVecEnv
 from spinner_env.wrappers import SingleAgentEnv
 
 BATCH_SIZES = (1, 64, 1024, 4096)

@@ -4,7 +4,7 @@ Each batched game is shadowed by a ``spinner_v0.raw_env`` dealt from the same se
 every decision both must show the same player to act, observation and action mask, and
 after it the same rewards; at the end of an episode the same final totals and final
 observation (S1-S7 as implemented by ``spinner_env.spinner``). The adapters of
-``spinner_env.vector`` must play as the AEC-based ``SingleAgentEnv`` does.
+``spinner_env.batched.vector`` must play as the AEC-based ``SingleAgentEnv`` does.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from spinner_env.agents.baselines import GreedyAgent
 from spinner_env.agents.heuristic import HeuristicAgent, HeuristicWeights
 from spinner_env.train.config import TrainConfig
 from spinner_env.train.ppo import make_pool, make_training_env
+from spinner_env.train.vec_env import MexicanTrainVecEnv, SpinnerVecEnv
 from test_train import assert_trains_the_same_weights_twice, tiny_config
 
 from spinner_env import mexican_train_v0, spinner_v0
@@ -35,17 +36,10 @@ from spinner_env.batched.core import (
 )
 from spinner_env.batched.mexican_train import BatchedMexicanTrain
 from spinner_env.batched.spinner import BatchedSpinner
+from spinner_env.batched.vector import GreedyPolicy, LearnerBatch, SpinnerVectorEnv, as_batched
 from spinner_env.match import MatchState, shuffled
 from spinner_env.mexican_train import MexicanTrainRules
 from spinner_env.spinner import ALL_TILES, SpinnerRules
-from spinner_env.vector import (
-    GreedyPolicy,
-    LearnerBatch,
-    MexicanTrainVecEnv,
-    SpinnerVecEnv,
-    SpinnerVectorEnv,
-    as_batched,
-)
 from spinner_env.wrappers import SingleAgentEnv
 
 

@@ -23,8 +23,8 @@ from spinner_env.batched.spinner_heuristic import (
     heuristic_actions,
     heuristic_actions_from_obs,
 )
+from spinner_env.batched.vector import HeuristicPolicy, as_batched
 from spinner_env.spinner import SpinnerRules
-from spinner_env.vector import HeuristicPolicy, as_batched
 
 WEIGHT_SETS = {
     "default": HeuristicWeights(),

@@ -5,7 +5,7 @@ Each batched game is shadowed by a ``mexican_train_v0.raw_env`` dealt from the s
 the same player to act, observation and action mask, and after it the same rewards; at
 the end of an episode the same final totals and final observation (M1-M7 as implemented
 by ``spinner_env.mexican_train``). The compiled opponents choose as the agents they play
-for, decision by decision, and the adapters of ``spinner_env.vector`` play as the
+for, decision by decision, and the adapters of ``spinner_env.batched.vector`` play as the
 AEC-based ``SingleAgentEnv`` does.
 """
 
@@ -24,6 +24,7 @@ from spinner_env.agents.mexican_train_heuristic import (
 )
 from spinner_env.train.config import load_config
 from spinner_env.train.ppo import make_pool
+from spinner_env.train.vec_env import make_vec_env
 from test_batched import (
     check_learner_batch_against_single_agent_env,
     play_side_by_side,
@@ -38,13 +39,12 @@ from spinner_env.batched.mexican_train_opponents import (
     heuristic_actions_from_obs,
 )
 from spinner_env.batched.spinner_opponents import OPPONENT_EXTERNAL
-from spinner_env.mexican_train import MexicanTrainRules, MexicanTrainState
-from spinner_env.vector import (
+from spinner_env.batched.vector import (
     MexicanTrainHeuristicPolicy,
     MexicanTrainVectorEnv,
     as_batched,
-    make_vec_env,
 )
+from spinner_env.mexican_train import MexicanTrainRules, MexicanTrainState
 
 
 @pytest.mark.parametrize("num_players", range(2, 9))

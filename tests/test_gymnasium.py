@@ -20,9 +20,9 @@ from spinner_env.agents import HeuristicAgent
 import spinner_env  # noqa: F401  (registers the Gymnasium ids)
 from spinner_env import mexican_train_v0, spinner_v0
 from spinner_env.aec import layout_bounds
+from spinner_env.batched.vector import MexicanTrainVectorEnv, SpinnerVectorEnv
 from spinner_env.mexican_train import MexicanTrainRules
 from spinner_env.spinner import SpinnerRules
-from spinner_env.vector import MexicanTrainVectorEnv, SpinnerVectorEnv
 from spinner_env.wrappers import SingleAgentEnv
 
 GYM_IDS = {"spinner": "spinner_env/Spinner-v0", "mexican_train": "spinner_env/MexicanTrain-v0"}
@@ -148,11 +148,44 @@ print(" ".join(sorted(sys.modules)))
 """
 
 
-def test_using_the_environments_loads_no_training_library_nor_numba_nor_pillow():
-    loaded = subprocess.run(
-        [sys.executable, "-c", ENVIRONMENT_ONLY], capture_output=True, text=True, check=True
+VECTOR_ENV_ONLY = """
+import sys
+import numpy as np
+from spinner_env.batched.vector import MexicanTrainVectorEnv, SpinnerVectorEnv
+from spinner_env.mexican_train import MexicanTrainRules
+from spinner_env.spinner import SpinnerRules
+for env in (
+    SpinnerVectorEnv(2, SpinnerRules(num_players=3), opponents="heuristic"),
+    MexicanTrainVectorEnv(2, MexicanTrainRules(num_players=3), opponents="greedy"),
+):
+    obs, info = env.reset(seed=0)
+    env.step(np.argmax(info["action_mask"], axis=1))
+print(" ".join(sorted(sys.modules)))
+"""
+
+TRAINING_LIBRARIES = ("torch", "stable_baselines3", "sb3_contrib", "spinner_env.train")
+
+
+def modules_loaded_by(script: str) -> list[str]:
+    return subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
     ).stdout.split()
+
+
+def loads(loaded: list[str], package: str) -> bool:
+    return any(module == package or module.startswith(package + ".") for module in loaded)
+
+
+def test_using_the_environments_loads_no_training_library_nor_numba_nor_pillow():
+    loaded = modules_loaded_by(ENVIRONMENT_ONLY)
     assert "gymnasium" in loaded and "pettingzoo" in loaded  # what the check sees is real
-    heavy = ("torch", "stable_baselines3", "sb3_contrib", "numba", "PIL")
-    for name in (*heavy, "spinner_env.agents", "spinner_env.train", "spinner_env.batched"):
-        assert not any(module == name or module.startswith(name + ".") for module in loaded)
+    for name in (*TRAINING_LIBRARIES, "numba", "PIL", "spinner_env.agents", "spinner_env.batched"):
+        assert not loads(loaded, name), name
+
+
+def test_the_batched_vector_envs_load_numba_but_no_training_library():
+    loaded = modules_loaded_by(VECTOR_ENV_ONLY)
+    assert "numba" in loaded and "spinner_env.batched.vector" in loaded
+    assert "spinner_env.agents.heuristic" in loaded  # its weights, read for the opponents
+    for name in (*TRAINING_LIBRARIES, "PIL", "spinner_env.agents.policy"):
+        assert not loads(loaded, name), name

@@ -38,11 +38,13 @@ assert not any(name.split(".")[0] in ("torch", "numba") for name in sys.modules)
 
 from spinner_env.agents import HeuristicAgent, make_agent
 from spinner_env.spinner import SpinnerRules
-from spinner_env.vector import SpinnerVectorEnv
+from spinner_env.batched.vector import SpinnerVectorEnv
 
 env = SpinnerVectorEnv(2, SpinnerRules(num_players=2), opponents="heuristic")
 obs, info = env.reset(seed=0)
 assert obs.shape[0] == 2
+training = ("torch", "stable_baselines3", "sb3_contrib")
+assert not any(name.split(".")[0] in training for name in sys.modules), "the vector env is light"
 assert isinstance(make_agent("heuristic"), HeuristicAgent)
 assert make_agent("checkpoint").name  # the committed policy file ships in the wheel
 print("ok")

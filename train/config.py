@@ -146,7 +146,7 @@ class TrainConfig:
         _at_least("checkpoint_every", self.checkpoint_every, 0)
         spec = game_spec(self.game)
         if self.backend == "batched":
-            from spinner_env.vector import VEC_ENVS  # numba: only for the batched backend
+            from spinner_env.train.vec_env import VEC_ENVS  # numba: only for the batched backend
 
             if self.game not in VEC_ENVS:
                 raise ValueError(f"backend: batched plays {', '.join(VEC_ENVS)} only")

@@ -43,6 +43,7 @@ from spinner_env.agents.policy import PolicyAgent, save_policy
 from spinner_env.train.cli import ArgumentParser, fail_cleanly
 from spinner_env.train.config import TrainConfig, load_config
 from spinner_env.train.evaluate import Estimate, tournament
+from spinner_env.train.vec_env import make_vec_env
 from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.monitor import Monitor
@@ -52,7 +53,6 @@ from threadpoolctl import threadpool_limits
 
 from spinner_env.files import atomic_write, write_text_atomic
 from spinner_env.games import game_spec
-from spinner_env.vector import make_vec_env
 from spinner_env.wrappers import SingleAgentEnv
 
 

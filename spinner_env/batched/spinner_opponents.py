@@ -5,7 +5,7 @@
 choosing the other seats' moves in compiled code by each seat's kind: uniformly at random,
 greedy (``spinner_env.agents.GreedyAgent``), or the heuristic
 (``spinner_env.agents.HeuristicAgent``, by :mod:`spinner_env.batched.spinner_heuristic`); Python
-steps in only for seats of kind ``OPPONENT_EXTERNAL``. ``spinner_env.vector`` builds its
+steps in only for seats of kind ``OPPONENT_EXTERNAL``. ``spinner_env.batched.vector`` builds its
 adapters on it.
 """
 

@@ -1,4 +1,4 @@
-"""The batched engines as Gymnasium vector envs and Stable-Baselines3 ``VecEnv``s.
+"""The batched engines as Gymnasium vector envs, one learner seat per game.
 
 Each of the B games seats one learner; every other seat is played by a batched opponent
 policy, so a step is one learner decision in every game, exactly as
@@ -6,43 +6,41 @@ policy, so a step is one learner decision in every game, exactly as
 everything the learner's seat was credited from its action up to its next decision or
 the episode's end (opponents' moves included), forced turns of the learner may be played
 for it (``skip_forced``), and a game whose episode ends restarts at once from the next
-seed (``final_obs`` / ``terminal_observation`` in the infos).
+seed (``final_obs`` in the infos).
 
-    from spinner_env.vector import SpinnerVecEnv
-    venv = SpinnerVecEnv(256, SpinnerRules(num_players=2), opponents="random")
-    model = MaskablePPO("MlpPolicy", venv)           # reads venv.action_masks()
+    from spinner_env.batched.vector import SpinnerVectorEnv
+    env = SpinnerVectorEnv(256, SpinnerRules(num_players=2), opponents="random")
+    obs, info = env.reset(seed=0)                    # info["action_mask"]: legal actions
 
-The same adapters play Mexican Train on :mod:`spinner_env.batched.mexican_train`
-(``MexicanTrainVecEnv``, ``MexicanTrainVectorEnv``; :class:`LearnerBatch` picks the game
-by its rules' type), with its own compiled opponents
-(:mod:`spinner_env.batched.mexican_train_opponents`).
+The same adapter plays Mexican Train on :mod:`spinner_env.batched.mexican_train`
+(``MexicanTrainVectorEnv``; :class:`LearnerBatch` picks the game by its rules' type), with
+its own compiled opponents (:mod:`spinner_env.batched.mexican_train_opponents`).
+Stable-Baselines3's ``VecEnv`` over the same :class:`LearnerBatch` is
+:mod:`spinner_env.train.vec_env`: this module loads numba, but neither torch nor SB3.
 
 Opponents are batched policies (``act_batch(obs, mask) -> actions``): :class:`RandomPolicy`,
 :class:`GreedyPolicy`, :class:`HeuristicPolicy`, ``spinner_env.agents.PolicyAgent`` (a trained
-policy or a self-play snapshot: its numpy forward pass over the batch), :class:`TorchPolicy` (any
-other MaskablePPO policy), or the agents of ``agents/`` they play for (random, greedy,
-heuristic with any weights), converted by :func:`as_batched`. Random, greedy and heuristic
-seats are played inside the compiled loop (:mod:`spinner_env.batched.spinner_opponents`). In
-Mexican Train, :class:`MexicanTrainHeuristicPolicy` plays
+policy or a self-play snapshot: its numpy forward pass over the batch),
+:class:`MaskablePPOPolicy` (any other MaskablePPO policy), or the agents of ``agents/`` they
+play for (random, greedy, heuristic with any weights), converted by :func:`as_batched`.
+Random, greedy and heuristic seats are played inside the compiled loop
+(:mod:`spinner_env.batched.spinner_opponents`). In Mexican Train,
+:class:`MexicanTrainHeuristicPolicy` plays
 ``spinner_env.agents.mexican_train_heuristic.MexicanTrainHeuristicAgent`` (also the Mexican Train
 play of ``HeuristicAgent``).
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 import gymnasium
 import numpy as np
-import torch
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
-from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
-from spinner_env.aec import check_choice
 from spinner_env.batched import mexican_train_opponents
 from spinner_env.batched.core import BatchedEngine, sample_legal
 from spinner_env.batched.mexican_train import BatchedMexicanTrain
@@ -133,8 +131,9 @@ class MexicanTrainHeuristicPolicy:
         )
 
 
-class TorchPolicy:
-    """A MaskablePPO policy: its most likely legal action, or a sample of it."""
+class MaskablePPOPolicy:
+    """A MaskablePPO policy: its most likely legal action, or a sample of it. (Its
+    ``predict`` runs without gradients itself, so this module needs no torch.)"""
 
     def __init__(self, policy: Any, deterministic: bool = True, name: str = "policy") -> None:
         self.policy = policy
@@ -142,10 +141,9 @@ class TorchPolicy:
         self.name = name
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        with torch.no_grad():
-            actions, _ = self.policy.predict(
-                obs, deterministic=self.deterministic, action_masks=mask != 0
-            )
+        actions, _ = self.policy.predict(
+            obs, deterministic=self.deterministic, action_masks=mask != 0
+        )
         return np.asarray(actions, np.int64)
 
 
@@ -238,7 +236,9 @@ def as_batched(opponent: Any, rules: Rules | None = None) -> BatchedPolicy:
         name, opponent = opponent, None
     elif hasattr(opponent, "policy"):
         deterministic = getattr(opponent, "deterministic", True)
-        return TorchPolicy(opponent.policy, deterministic, getattr(opponent, "name", "policy"))
+        return MaskablePPOPolicy(
+            opponent.policy, deterministic, getattr(opponent, "name", "policy")
+        )
     else:
         name = getattr(opponent, "name", None)
     if name == "random":
@@ -323,6 +323,21 @@ class LearnerBatch:
         """The learner's legal actions in every game, as 0/1 int8."""
         return self.engine.out.mask
 
+    @classmethod
+    def of_game(
+        cls, rules_class: type, num_envs: int, rules: Rules | None, **kwargs: Any
+    ) -> LearnerBatch:
+        """The batch of an adapter that plays only the game of ``rules_class`` (None
+        rules: its defaults)."""
+        rules = rules_class() if rules is None else rules
+        if not isinstance(rules, rules_class):
+            raise ValueError(f"rules must be {rules_class.__name__}, got {type(rules).__name__}")
+        return cls(num_envs, rules, **kwargs)
+
+    def spaces(self) -> tuple[spaces.Box, spaces.Discrete]:
+        """One game's observation and action spaces."""
+        return self.engine.encoding.observation_space(), spaces.Discrete(self.engine.num_actions)
+
     def reset(self, seed: int | None = None) -> None:
         """New episodes everywhere, game b from seed ``seed + b`` (random if None)."""
         if seed is None:
@@ -362,7 +377,7 @@ class LearnerBatch:
         """Play the other seats (and forced turns) until every game awaits the learner.
 
         Compiled opponents and forced moves run in :func:`advance_to_learner`; Python
-        steps in only for opponents it cannot play (torch policies) and to deal the
+        steps in only for opponents it cannot play (trained policies) and to deal the
         opponents of a new episode. An episode that ends before the learner's next
         decision, in a game already done this step, is dealt again unseen, as
         ``SingleAgentEnv.reset`` does.
@@ -452,116 +467,6 @@ class LearnerBatch:
             policy.seed(int(self.rng.integers(2**63)))
 
 
-def _spaces(engine: BatchedEngine) -> tuple[spaces.Box, spaces.Discrete]:
-    return engine.encoding.observation_space(), spaces.Discrete(engine.num_actions)
-
-
-def _learner_batch(num_envs: int, rules_class: type, rules: Any, kwargs: Any) -> LearnerBatch:
-    """The :class:`LearnerBatch` of an adapter that plays the game of ``rules_class``."""
-    rules = rules_class() if rules is None else rules
-    if not isinstance(rules, rules_class):
-        raise ValueError(f"rules must be {rules_class.__name__}, got {type(rules).__name__}")
-    return LearnerBatch(num_envs, rules, **kwargs)
-
-
-class BatchedVecEnv(VecEnv):
-    """Stable-Baselines3 ``VecEnv`` over :class:`LearnerBatch` (same arguments, plus
-    ``seed``); ``action_masks()`` for MaskablePPO. Done games carry
-    ``terminal_observation`` and an ``episode`` record (return, length) in their info,
-    as SB3's Monitor writes it. :class:`SpinnerVecEnv` and :class:`MexicanTrainVecEnv`
-    fix the game (``rules_class``; None rules are its defaults)."""
-
-    render_mode = None
-    rules_class: type
-
-    def __init__(self, num_envs: int, rules: Rules | None = None, **kwargs: Any) -> None:
-        self.batch = _learner_batch(num_envs, self.rules_class, rules, kwargs)
-        observation_space, action_space = _spaces(self.batch.engine)
-        super().__init__(num_envs, observation_space, action_space)
-        self._seed: int | None = None
-        self._actions = np.zeros(num_envs, np.int64)
-        self._returns = np.zeros(num_envs, np.float64)
-        self._lengths = np.zeros(num_envs, np.int64)
-        self._start = time.time()
-
-    def reset(self) -> np.ndarray:
-        self.batch.reset(self._seed)
-        self._seed = None
-        self._returns[:] = 0.0
-        self._lengths[:] = 0
-        return self.batch.obs.copy()
-
-    def seed(self, seed: int | None = None) -> Sequence[int | None]:
-        self._seed = seed
-        return [None if seed is None else seed + b for b in range(self.num_envs)]
-
-    def step_async(self, actions: np.ndarray) -> None:
-        self._actions = np.asarray(actions, np.int64)
-
-    def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict]]:
-        batch = self.batch
-        batch.step(self._actions)
-        self._returns += batch.rewards
-        self._lengths += 1
-        infos: list[dict] = [{} for _ in range(self.num_envs)]
-        elapsed = round(time.time() - self._start, 6)
-        for b in np.flatnonzero(batch.dones):
-            infos[b]["terminal_observation"] = batch.final_obs[b].copy()
-            infos[b]["episode"] = {
-                "r": float(self._returns[b]),
-                "l": int(self._lengths[b]),
-                "t": elapsed,
-            }
-        self._returns[batch.dones] = 0.0
-        self._lengths[batch.dones] = 0
-        return (
-            batch.obs.copy(),
-            batch.rewards.astype(np.float32),
-            batch.dones.copy(),
-            infos,
-        )
-
-    def action_masks(self) -> np.ndarray:
-        """(B, number of actions) booleans: the learner's legal actions."""
-        return self.batch.mask != 0
-
-    def close(self) -> None:
-        pass
-
-    def has_attr(self, attr_name: str) -> bool:
-        return hasattr(self, attr_name)
-
-    def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
-        return [getattr(self, attr_name)] * len(self._get_indices(indices))
-
-    def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
-        setattr(self, attr_name, value)
-
-    def env_method(
-        self, method_name: str, *method_args: Any, indices: Any = None, **method_kwargs: Any
-    ) -> list[Any]:
-        rows = list(self._get_indices(indices))
-        if method_name == "action_masks":  # how sb3-contrib asks a VecEnv for masks
-            return list(self.action_masks()[rows])
-        result = getattr(self, method_name)(*method_args, **method_kwargs)
-        return [result] * len(rows)
-
-    def env_is_wrapped(self, wrapper_class: type, indices: Any = None) -> list[bool]:
-        return [False] * len(self._get_indices(indices))
-
-
-class SpinnerVecEnv(BatchedVecEnv):
-    """:class:`BatchedVecEnv` of Spinner (``SpinnerRules``)."""
-
-    rules_class = SpinnerRules
-
-
-class MexicanTrainVecEnv(BatchedVecEnv):
-    """:class:`BatchedVecEnv` of Mexican Train (``MexicanTrainRules``)."""
-
-    rules_class = MexicanTrainRules
-
-
 class BatchedVectorEnv(gymnasium.vector.VectorEnv):
     """Gymnasium vector env over :class:`LearnerBatch` (same arguments); subclassed by
     :class:`SpinnerVectorEnv` and :class:`MexicanTrainVectorEnv`, which fix the game.
@@ -575,9 +480,9 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
     rules_class: type
 
     def __init__(self, num_envs: int, rules: Rules | None = None, **kwargs: Any) -> None:
-        self.batch = _learner_batch(num_envs, self.rules_class, rules, kwargs)
+        self.batch = LearnerBatch.of_game(self.rules_class, num_envs, rules, **kwargs)
         self.num_envs = num_envs
-        self.single_observation_space, self.single_action_space = _spaces(self.batch.engine)
+        self.single_observation_space, self.single_action_space = self.batch.spaces()
         self.observation_space = gymnasium.vector.utils.batch_space(
             self.single_observation_space, num_envs
         )
@@ -617,58 +522,18 @@ class MexicanTrainVectorEnv(BatchedVectorEnv):
     rules_class = MexicanTrainRules
 
 
-VEC_ENVS: dict[str, type[BatchedVecEnv]] = {
-    "spinner": SpinnerVecEnv,
-    "mexican_train": MexicanTrainVecEnv,
-}
-"""The SB3 adapter of each game, by its name in ``spinner_env.games``."""
-
-
-def make_vec_env(
-    num_envs: int,
-    num_players: int,
-    opponents: Any = "random",
-    *,
-    game: str = "spinner",
-    learner_seat: int | None = None,
-    skip_forced: bool = False,
-    reward: str = "match",
-    episode: str = "match",
-    **rules: Any,
-) -> BatchedVecEnv:
-    """The ``game``'s VecEnv (:data:`VEC_ENVS`) from the arguments its ``raw_env`` takes
-    (the variant flags go to its rules class): what ``spinner_env.train.ppo`` builds for
-    ``backend: batched``."""
-    check_choice("game", game, list(VEC_ENVS))
-    vec_env = VEC_ENVS[game]
-    return vec_env(
-        num_envs,
-        vec_env.rules_class(num_players=num_players, **rules),
-        opponents=opponents,
-        reward=reward,
-        episode=episode,
-        learner_seat=learner_seat,
-        skip_forced=skip_forced,
-    )
-
-
 __all__ = [
-    "VEC_ENVS",
     "BatchedGame",
     "BatchedPolicy",
-    "BatchedVecEnv",
     "BatchedVectorEnv",
     "GreedyPolicy",
     "HeuristicPolicy",
     "LearnerBatch",
+    "MaskablePPOPolicy",
     "MexicanTrainHeuristicPolicy",
-    "MexicanTrainVecEnv",
     "MexicanTrainVectorEnv",
     "RandomPolicy",
-    "SpinnerVecEnv",
     "SpinnerVectorEnv",
-    "TorchPolicy",
     "as_batched",
     "batched_game",
-    "make_vec_env",
 ]
