@@ -9,6 +9,9 @@
   :mod:`spinner_env.mexican_train`; the tests require both to agree decision by decision).
 - ``*_heuristic`` / ``*_opponents``: the baselines compiled, and the loops that play every
   seat but the learner's inside compiled code.
+- :mod:`~spinner_env.batched.vector`: the Gymnasium vector envs over them, a learner seat in
+  every game (Stable-Baselines3's ``VecEnv`` over the same batch is
+  :mod:`spinner_env.train.vec_env`, kept with the training code that loads SB3).
 - :mod:`~spinner_env.batched.numba_cache`: keeps numba's on-disk cache in step with its sources.
 
 Importing this package loads nothing; each module imports numba when it is imported, so
