@@ -1,9 +1,10 @@
-"""Decisions per second of masked random play: spinner_v0 and the batched engine vs peers.
+"""Decisions per second of masked random play: our AEC envs and the batched engine vs peers.
 
 One run, one machine, one core: every row plays full matches (episodes) with uniformly
 random legal actions and reads an observation and an action mask at every decision.
 
-1. ``spinner_v0`` through the PettingZoo AEC loop (``bench_aec.random_play_rate``);
+1. ``spinner_v0`` and ``mexican_train_v0`` through the PettingZoo AEC loop
+   (``bench_aec.random_play_rate``);
 2. the batched engine (``spinner_env.batched.spinner``) at B = 1, 64, 1024, 8192;
 3. PettingZoo's ``connect_four_v3`` through the same AEC loop (it needs pygame);
 4. OpenSpiel's ``python_block_dominoes``, with ``observation_tensor`` and
@@ -31,7 +32,6 @@ import os
 import time
 import tracemalloc
 from collections.abc import Callable, Sequence
-from typing import Any
 
 import numpy as np
 from bench_aec import random_play_rate
@@ -128,19 +128,20 @@ def main(argv: Sequence[str] | None = None) -> None:
     batch_sizes = BATCH_SIZES
     if args.smoke:
         args.seconds, args.repeats, batch_sizes = 0.1, 1, BATCH_SIZES[:2]
-    from spinner_env import spinner_v0
-
-    def aec_env(num_players: int) -> Any:
-        return spinner_v0.env(num_players=num_players)
+    from spinner_env import mexican_train_v0, spinner_v0
 
     n, seconds = args.players, args.seconds
-    aec, c4, dominoes = (
+    aec, mexican_train, c4, dominoes = (
         f"spinner_v0 AEC ({n}p)",
+        f"mexican_train_v0 AEC ({n}p)",
         "connect_four_v3 AEC",
         "open_spiel python_block_dominoes",
     )
     runs: dict[str, Callable[[], dict | None]] = {
-        aec: lambda: random_play_rate(lambda: aec_env(n), seconds)
+        aec: lambda: random_play_rate(lambda: spinner_v0.env(num_players=n), seconds),
+        mexican_train: lambda: random_play_rate(
+            lambda: mexican_train_v0.env(num_players=n), seconds
+        ),
     }
     for b in batch_sizes:
         runs[f"batched B={b} ({n}p)"] = lambda b=b: play_batched(
@@ -177,7 +178,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         if math.isnan(walls[peer][0]):
             print(f"({peer}: {package} is not installed: pip install -e '.[bench]')")
     largest = f"batched B={batch_sizes[-1]} ({n}p)"
-    for name, base in ((aec, c4), (aec, dominoes), (largest, aec)):
+    for name, base in ((aec, c4), (mexican_train, c4), (aec, dominoes), (largest, aec)):
         ratios = np.divide(walls[name], walls[base])
         print(
             f"{name} / {base}, per round: "

@@ -55,6 +55,18 @@ def layout_bounds(
     return low, high
 
 
+def blank_observations(size: int, seats: slice) -> tuple[np.ndarray, ...]:
+    """For each player count n, a zero observation but for the first n entries of the
+    ``seats`` part: what every observation of an n-player game starts from, copied
+    rather than built again at every decision."""
+    blanks = []
+    for n in range(seats.stop - seats.start + 1):
+        obs = np.zeros(size, np.float32)
+        obs[seats.start : seats.start + n] = 1.0
+        blanks.append(obs)
+    return tuple(blanks)
+
+
 class Encoding(ABC):
     """How a game's moves become action ids and its states become vectors.
 
@@ -88,6 +100,15 @@ class Encoding(ABC):
             return self._action_ids[move]
         except (KeyError, TypeError):
             raise ValueError(f"{move!r} is not a {self.game_name} move") from None
+
+    def action_ids(self, moves: Sequence[Any]) -> list[int]:
+        """The action ids of an engine's legal moves: its own move objects (the ones in
+        ``actions``), found by identity, or moves of their own looked up by value."""
+        by_identity = self._action_ids_by_identity
+        ids = [by_identity.get(id(move)) for move in moves]
+        if None in ids:
+            return [self.action_of(move) for move in moves]
+        return ids  # type: ignore[return-value]
 
     def move_of(self, action: int) -> Any:
         """The move an action id stands for; ValueError if not an id or out of range."""
@@ -229,7 +250,7 @@ class DominoAECEnv(AECEnv, ABC):
         self.action_spaces = dict.fromkeys(self.possible_agents, act_space)
         self.state_space = enc.state_space()
         self.game: Any = None
-        self._legal_ids: frozenset[int] = frozenset()
+        self._legal_ids: list[int] = []
         self._np_random_seed: int | None = None
 
     # --------------------------------------------------------------- game hooks
@@ -293,15 +314,17 @@ class DominoAECEnv(AECEnv, ABC):
 
     def _refresh_turn(self) -> None:
         self.agent_selection = self.possible_agents[self.game.current]
-        action_of = self.encoding.action_of
-        self._legal_ids = frozenset([action_of(move) for move in self.game.legal_moves()])
+        # A list: a turn has a few legal moves, which a list holds and searches fastest.
+        self._legal_ids = self.encoding.action_ids(self.game.legal_moves())
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat_of[agent]
-        acting = agent == self.agent_selection and not self.terminations.get(agent, True)
         mask = np.zeros(self.encoding.num_actions, np.int8)
-        if acting:
-            mask[np.fromiter(self._legal_ids, np.intp, len(self._legal_ids))] = 1
+        if agent == self.agent_selection and not self.terminations.get(agent, True):
+            # One numpy store per legal move: cheaper than building an index array for
+            # the handful a turn has (this runs every decision).
+            for action in self._legal_ids:
+                mask[action] = 1
         return {"observation": self.encoding.observation(self.game, seat), "action_mask": mask}
 
     def state(self) -> np.ndarray:
@@ -459,8 +482,9 @@ class ClassicWrapper(OrderEnforcingWrapper):
         self._has_updated = True
         env = self.env
         agent = env.agent_selection
-        as_id = as_action_id(action)
-        action = action if as_id is None else as_id  # the space check below judges the rest
+        if type(action) is not int:  # a plain int, what most loops pass, is an id already
+            as_id = as_action_id(action)
+            action = action if as_id is None else as_id  # the space check below judges the rest
         dead = env.terminations[agent] or env.truncations[agent]
         assert (action is None and dead) or _in_range(action, env.encoding.num_actions), (
             "action is not in action space"

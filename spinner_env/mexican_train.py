@@ -105,6 +105,14 @@ class Place:
 
 Move = Place | Draw | Pass
 
+PLACES: tuple[tuple[Place, ...], ...] = tuple(
+    tuple(Place(tile, train) for tile in ALL_TILES)
+    for train in (*range(MatchState.MAX_PLAYERS), MEXICAN)
+)
+"""``PLACES[train][tile.index]``: every placement there can be, relative trains 0-7, then
+the Mexican train (``PLACES[MEXICAN]``, the last row). The engine hands out these very
+objects, so the environment finds their action ids by identity."""
+
 
 @dataclass(frozen=True)
 class MexicanTrainRules:
@@ -305,12 +313,12 @@ class MexicanTrainState(MatchState):
 
     def placements(self) -> list[Place]:
         hand = self.hands[self.current]
-        return [
-            Place(tile, self.relative_train(train))
-            for train in self.playable_trains()
-            for tile in hand
-            if tile.has(self.trains[train].open_end)  # M3.2, M5.1
-        ]
+        places = []
+        for train in self.playable_trains():
+            end = self.trains[train].open_end
+            on_train = PLACES[self.relative_train(train)]
+            places += [on_train[tile.index] for tile in hand if end in (tile.low, tile.high)]
+        return places  # M3.2, M5.1
 
     def relative_train(self, train: int) -> int:
         """A train's id as the player to act names it in a :class:`Place`."""
@@ -456,6 +464,7 @@ __all__ = [
     "NUM_ROUNDS",
     "NUM_VALUES",
     "PASS",
+    "PLACES",
     "MexicanTile",
     "MexicanTrainRules",
     "MexicanTrainState",

@@ -27,6 +27,7 @@ from spinner_env.aec import (
     Bound,
     DominoAECEnv,
     Encoding,
+    blank_observations,
     layout_bounds,
     layout_slices,
     make_wrapped,
@@ -37,6 +38,7 @@ from spinner_env.mexican_train import (
     MEXICAN,
     NUM_ROUNDS,
     NUM_VALUES,
+    PLACES,
     MexicanTrainRules,
     MexicanTrainState,
     Move,
@@ -50,11 +52,8 @@ MEXICAN_SLOT = MAX_PLAYERS
 NUM_SLOTS = MAX_PLAYERS + 1
 """Train slots: the 8 relative seats' personal trains, then the Mexican train."""
 
-PLACEMENTS: tuple[Place, ...] = tuple(
-    Place(tile, MEXICAN if slot == MEXICAN_SLOT else slot)
-    for slot in range(NUM_SLOTS)
-    for tile in ALL_TILES
-)
+PLACEMENTS: tuple[Place, ...] = tuple(place for on_train in PLACES for place in on_train)
+"""Slot by slot (the relative seats' trains, then the Mexican train), tile by tile."""
 ACTIONS: tuple[Move, ...] = (*PLACEMENTS, DRAW, PASS)
 DRAW_ACTION = len(PLACEMENTS)
 PASS_ACTION = DRAW_ACTION + 1
@@ -149,6 +148,7 @@ _TO_ACT = _SL["to_act"].start
 _BONEYARD = _SL["boneyard"].start
 _DREW = _SL["drew"].start
 _ROUND = _SL["round"].start
+_BLANK = blank_observations(OBSERVATION_SIZE, _SL["seats"])
 
 
 class MexicanTrainEncoding(Encoding):
@@ -162,8 +162,8 @@ class MexicanTrainEncoding(Encoding):
         super().__init__(ACTIONS, "Mexican Train")
 
     def observation(self, game: MexicanTrainState, seat: int) -> np.ndarray:
-        obs = np.zeros(OBSERVATION_SIZE, np.float32)
         n = game.num_players
+        obs = _BLANK[n].copy()
         order = [(seat + rel) % n for rel in range(n)]
 
         def slot(train: int) -> int:
@@ -190,7 +190,6 @@ class MexicanTrainEncoding(Encoding):
         obs[_EXTRA] = game.extra_placement
         obs[_SIZES : _SIZES + n] = [len(game.hands[other]) for other in order]
         obs[_TOTALS : _TOTALS + n] = [game.totals[other] / 100.0 for other in order]
-        obs[_SEATS : _SEATS + n] = 1.0
         obs[_BONEYARD] = len(game.boneyard)
         obs[_DREW] = game.drew_this_turn
         return obs

@@ -24,6 +24,7 @@ from spinner_env.aec import (
     Bound,
     DominoAECEnv,
     Encoding,
+    blank_observations,
     layout_bounds,
     layout_slices,
     make_wrapped,
@@ -119,6 +120,7 @@ _BONEYARD = _SL["boneyard"].start
 _DREW = _SL["drew"].start
 _HAND_NUMBER = _SL["hand_number"].start
 _PLACED = _SL["placed"].start
+_BLANK = blank_observations(OBSERVATION_SIZE, _SL["seats"])
 
 
 class SpinnerEncoding(Encoding):
@@ -132,8 +134,8 @@ class SpinnerEncoding(Encoding):
         super().__init__(ACTIONS, "Spinner")
 
     def observation(self, game: SpinnerState, seat: int) -> np.ndarray:
-        obs = np.zeros(OBSERVATION_SIZE, np.float32)
         n = game.num_players
+        obs = _BLANK[n].copy()
         order = [*range(seat, n), *range(seat)]  # seats clockwise from the observer
         # This runs every decision: every 0/1 feature is set by one fancy-index assignment,
         # from as few comprehensions as will do.
@@ -156,7 +158,6 @@ class SpinnerEncoding(Encoding):
         obs[_FREE : _FREE + NUM_VALUES] = game.free_ends
         obs[_SIZES : _SIZES + n] = [len(game.hands[other]) for other in order]
         obs[_TOTALS : _TOTALS + n] = [game.totals[other] / 100.0 for other in order]
-        obs[_SEATS : _SEATS + n] = 1.0
         obs[_BONEYARD] = len(game.boneyard)
         obs[_DREW] = game.drew_this_turn
         return obs
