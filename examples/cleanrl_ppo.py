@@ -3,7 +3,7 @@
     python examples/cleanrl_ppo.py                   # 64 games, 2 players, 200,000 steps
     python examples/cleanrl_ppo.py --steps 512       # a smoke run (what the tests run)
 
-What it shows: ``spinner_env.vector.SpinnerVectorEnv`` is a ``gymnasium.vector.VectorEnv``
+What it shows: ``spinner_env.batched.vector.SpinnerVectorEnv`` is a ``gymnasium.vector.VectorEnv``
 over the compiled engine; each of its games seats one learner against batched opponents
 (here the compiled random player), so the loop is CleanRL's ``ppo.py`` with two changes:
 
@@ -32,8 +32,8 @@ from example_kit import count_mismatches, parse_args, report, seat_outcome
 from torch import nn
 from torch.distributions import Categorical
 
+from spinner_env.batched.vector import SpinnerVectorEnv
 from spinner_env.spinner import SpinnerRules
-from spinner_env.vector import SpinnerVectorEnv
 
 
 @dataclass
