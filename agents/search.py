@@ -36,23 +36,29 @@ machine.
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import math
 import random
 import time
 import typing
 from abc import abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
 from spinner_env.agents.base import Agent, EngineView, GameView
+from spinner_env.agents.baselines import GreedyAgent
+from spinner_env.agents.heuristic import HeuristicAgent, HeuristicWeights
 
 from spinner_env.aec import Encoding, hand_score_difference, zero_sum_outcome
 from spinner_env.belief import Belief
 from spinner_env.match import MatchState
+from spinner_env.spinner import SpinnerState
 
 SCORES = ("points", "match")
+ENGINES = ("auto", "batched", "reference")
 NONE = type(None)
 MIN_TIME = 0.002
 """Seconds: about one iteration (a determinization and a heuristic rollout of a 2-player
@@ -61,6 +67,10 @@ could not finish one and are refused."""
 
 Policy = Callable[[MatchState, list[Any], random.Random], Any]
 """A rollout policy: a legal move (of two or more) for the seat to act."""
+PlayOut = Callable[[list[MatchState], int], Sequence[Sequence[float]]]
+"""Every seat's score in each of the positions once played to the end by the rollout
+policy (the positions may be consumed); the seed fixes the policy's random choices, the
+same for every position."""
 
 
 @dataclass(frozen=True)
@@ -71,6 +81,7 @@ class SearchOptions:
     time: float | None = None
     rollout: str = "heuristic"
     score: str = "points"
+    engine: str = "auto"
 
     DEFAULT_ITERATIONS: typing.ClassVar[int] = 400
     NAME: typing.ClassVar[str] = "search"
@@ -89,6 +100,8 @@ class SearchOptions:
             )
         if self.score not in SCORES:
             raise ValueError(f"score must be one of {', '.join(SCORES)}, got {self.score!r}")
+        if self.engine not in ENGINES:
+            raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {self.engine!r}")
 
     @property
     def budget(self) -> int:
@@ -165,6 +178,58 @@ class SearchAgent(Agent):
             from spinner_env.agents import make_agent  # agents/__init__ imports this module
 
             self._rollout_agent = make_agent(self.options.rollout)
+        self._compiled: dict[Any, Any] = {}
+        """The batched engine's rollouts, one per rules (built on first use)."""
+
+    def _play_out(self, game: MatchState, encoding: Encoding, rng: random.Random) -> PlayOut:
+        """How this decision plays positions out: on the batched engine where the options
+        allow it (module docstring), else on the reference engine."""
+        compiled = self._compiled_rollouts(game)
+        if compiled is not None:
+            return lambda worlds, seed: compiled.play_out(worlds, seed)
+        policy = self._policy(encoding, rng)
+        return lambda worlds, seed: [self._rollout(w, policy, random.Random(seed)) for w in worlds]
+
+    def _compiled_rollouts(self, game: MatchState) -> Any:
+        """The batched engine's :class:`SpinnerRollouts` for ``game``'s rules, or None where
+        the reference engine must play (option ``engine``, the game, the rollout policy)."""
+        engine = self.options.engine
+        if engine == "reference":
+            return None
+        kind = self._compiled_kind(game)
+        if kind is None:
+            if engine == "batched":
+                raise ValueError(
+                    f"engine=batched plays Spinner rollouts with random, greedy or heuristic "
+                    f"moves, not {type(game).__name__} with {self.options.rollout}"
+                )
+            return None
+        rules = game.rules  # type: ignore[attr-defined]
+        if rules not in self._compiled:
+            from spinner_env.batched.spinner_rollout import SpinnerRollouts
+
+            weights = HeuristicWeights().as_array()
+            if isinstance(self._rollout_agent, HeuristicAgent):
+                weights = self._rollout_agent.weights.as_array()
+            self._compiled[rules] = SpinnerRollouts(
+                rules, kind, weights, to_match_end=self.options.score == "match"
+            )
+        return self._compiled[rules]
+
+    def _compiled_kind(self, game: MatchState) -> int | None:
+        """The compiled opponent kind that plays as the rollout policy, if there is one."""
+        if not isinstance(game, SpinnerState) or not _numba_available():
+            return None
+        from spinner_env.batched import spinner_opponents as kinds
+
+        agent = self._rollout_agent
+        if agent is None:
+            return kinds.OPPONENT_RANDOM
+        if type(agent) is GreedyAgent:
+            return kinds.OPPONENT_GREEDY
+        if type(agent) is HeuristicAgent:
+            return kinds.OPPONENT_HEURISTIC
+        return None
 
     def _policy(self, encoding: Encoding, rng: random.Random) -> Policy:
         agent = self._rollout_agent
@@ -205,11 +270,14 @@ class SearchAgent(Agent):
         view = self._view(view)
         moves = [view.encoding.move_of(int(a)) for a in legal]
         rng = random.Random(int(self.rng.integers(2**63)))
-        best = self.search(view.game, moves, self._policy(view.encoding, rng), rng)
+        play_out = self._play_out(view.game, view.encoding, rng)
+        best = self.search(view.game, moves, play_out, rng)
         return int(legal[best])
 
     @abstractmethod
-    def search(self, game: MatchState, moves: list[Any], policy: Policy, rng: random.Random) -> int:
+    def search(
+        self, game: MatchState, moves: list[Any], play_out: PlayOut, rng: random.Random
+    ) -> int:
         """The index in ``moves`` (the legal moves of the seat to act) to play."""
 
 
@@ -218,7 +286,9 @@ class PIMCAgent(SearchAgent):
 
     OPTIONS = PIMCOptions
 
-    def search(self, game: MatchState, moves: list[Any], policy: Policy, rng: random.Random) -> int:
+    def search(
+        self, game: MatchState, moves: list[Any], play_out: PlayOut, rng: random.Random
+    ) -> int:
         me = game.current
         belief = Belief(game)
         totals = [0.0] * len(moves)
@@ -226,11 +296,14 @@ class PIMCAgent(SearchAgent):
         done = 0
         while self._running(done, started, minimum=1):
             world = belief.determinize(rng)
-            rollout_seed = rng.getrandbits(64)
-            for k, move in enumerate(moves):
+            afters = []
+            for move in moves:
                 after = world.copy()
                 after.play_legal(move)
-                totals[k] += self._rollout(after, policy, random.Random(rollout_seed))[me]
+                afters.append(after)
+            # One seed for every move: moves are compared on equal luck.
+            for k, scores in enumerate(play_out(afters, rng.getrandbits(63))):
+                totals[k] += scores[me]
             done += 1
         return max(range(len(moves)), key=totals.__getitem__)
 
@@ -253,18 +326,22 @@ class ISMCTSAgent(SearchAgent):
 
     OPTIONS = ISMCTSOptions
 
-    def search(self, game: MatchState, moves: list[Any], policy: Policy, rng: random.Random) -> int:
+    def search(
+        self, game: MatchState, moves: list[Any], play_out: PlayOut, rng: random.Random
+    ) -> int:
         belief = Belief(game)
         root = _Node()
         started = time.perf_counter()
         done = 0
         while self._running(done, started, minimum=len(moves)):
-            self._iterate(root, belief.determinize(rng), policy, rng)
+            self._iterate(root, belief.determinize(rng), play_out, rng)
             done += 1
         visits = [root.children[m].visits if m in root.children else 0 for m in moves]
         return max(range(len(moves)), key=visits.__getitem__)
 
-    def _iterate(self, root: _Node, world: MatchState, policy: Policy, rng: random.Random) -> None:
+    def _iterate(
+        self, root: _Node, world: MatchState, play_out: PlayOut, rng: random.Random
+    ) -> None:
         """One iteration on one determinization: select, expand one node, roll out, credit."""
         assert isinstance(self.options, ISMCTSOptions)
         exploration = self.options.exploration
@@ -293,10 +370,16 @@ class ISMCTSAgent(SearchAgent):
             node = child
             if child.visits == 0 and len(legal) > 1:
                 break  # the one node this iteration adds
-        scores = self._rollout(world, policy, rng)
+        (scores,) = play_out([world], rng.getrandbits(63))
         for child, seat in path:
             child.visits += 1
             child.score += scores[seat]
+
+
+@functools.cache
+def _numba_available() -> bool:
+    """Whether the batched engine can run (numba comes with the train and bench extras)."""
+    return importlib.util.find_spec("numba") is not None
 
 
 def _ucb(node: _Node, exploration: float) -> float:

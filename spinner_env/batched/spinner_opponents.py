@@ -41,6 +41,32 @@ ACTION_POINTS = np.full(NUM_ACTIONS, -1, np.int64)
 ACTION_POINTS[ACTION_TILE >= 0] = TILE_POINTS[ACTION_TILE[ACTION_TILE >= 0]]
 
 
+@njit(cache=True, inline="always")
+def compiled_action(
+    game: np.record,
+    p: Params,
+    mask: np.ndarray,
+    legal: int,
+    kind: int,
+    heuristic_weights: np.ndarray,
+    rng_state: np.ndarray,
+) -> int:
+    """The action a seat of ``kind`` chooses among ``legal`` (two or more) legal actions of
+    ``mask``; -1 for ``OPPONENT_EXTERNAL`` (Python chooses)."""
+    if kind == OPPONENT_RANDOM:
+        return _kth_legal(mask, int(next_uniform(rng_state) * legal))
+    if kind == OPPONENT_GREEDY:
+        action = -1
+        for a in range(NUM_ACTIONS):
+            if mask[a] and (action < 0 or ACTION_POINTS[a] > ACTION_POINTS[action]):
+                action = a
+        return action
+    if kind >= OPPONENT_HEURISTIC:
+        weights = heuristic_weights[kind - OPPONENT_HEURISTIC]
+        return heuristic_action(game, p.num_players, mask, weights)
+    return -1
+
+
 @njit(cache=True)
 def advance_to_learner(
     games: np.ndarray,
@@ -78,18 +104,10 @@ def advance_to_learner(
                 action = _kth_legal(mask, 0)
             elif seat == game.learner:
                 break
-            elif kind == OPPONENT_RANDOM:
-                action = _kth_legal(mask, int(next_uniform(rng_state) * legal))
-            elif kind == OPPONENT_GREEDY:
-                action = -1
-                for a in range(NUM_ACTIONS):
-                    if mask[a] and (action < 0 or ACTION_POINTS[a] > ACTION_POINTS[action]):
-                        action = a
-            elif kind >= OPPONENT_HEURISTIC:
-                weights = heuristic_weights[kind - OPPONENT_HEURISTIC]
-                action = heuristic_action(game, p.num_players, mask, weights)
             else:
-                break
+                action = compiled_action(game, p, mask, legal, kind, heuristic_weights, rng_state)
+                if action < 0:
+                    break
             learner = game.learner
             out.rewards[b, :] = 0.0
             if _play(game, p, action):
@@ -114,4 +132,5 @@ __all__ = [
     "OPPONENT_HEURISTIC",
     "OPPONENT_RANDOM",
     "advance_to_learner",
+    "compiled_action",
 ]
