@@ -16,22 +16,35 @@ later hands). Any game of the suite, 2 to 8 players.
   legal in that determinization by UCB1 with *availability counts* (a child's "parent
   visits" are the times it was available, not the parent's visits); at the first move
   not yet in the tree it adds one child, rolls out, and every seat's node on the path is
-  credited with that seat's score. The move played is the root child visited most.
+  credited with that seat's score. The move played is the root child visited most
+  (``final=visits``) or with the best mean score (``final=mean``); ``exploration`` is the
+  UCB1 constant.
 
 Rollouts play the determinization to the end of the hand (``score=points``: each seat
 scores its hand point difference, S7 / M6.2, as ``hand_score_difference``) or of the match
 (``score=match``: the zero-sum match outcome, S7.2 / M6.3) with ``random`` moves, or any
 agent ``make_agent`` builds (``greedy``, ``heuristic``, ``checkpoint`` or a policy file).
 
+**Engines.** A Spinner rollout by ``random``, ``greedy`` or ``heuristic`` (its default
+or own weights) runs on the batched numba engine
+(:class:`spinner_env.batched.spinner_rollout.SpinnerRollouts`: the position is copied into
+a compiled game record and played out in compiled code, with the same result as on the
+reference engine); any other rollout, and Mexican Train, plays on the reference engine
+(``copy()`` of the rules engine, a Python policy). ``engine=auto`` (the default) takes
+the batched engine where it can (numba installed), ``engine=batched`` insists on it,
+``engine=reference`` never uses it. The batched engine makes an ISMCTS iteration about 6
+times cheaper and a PIMC determinization about 18 times (``bench/bench_search.py``).
+
 **Budgets.** ``iterations`` (PIMC: ``determinizations``) is exact and reproducible: the
-agent's seed fixes every sample. ``time`` (seconds per decision) stops at the first
-iteration boundary past the budget, but always completes at least one iteration per legal
-move (PIMC: one determinization, which rolls out every move; ISMCTS: one iteration per
-root move, so each is tried once), so a decision never rests on moves it has not tried;
-a slow position can therefore overrun a small budget. Budgets below
-:data:`MIN_TIME` (the cost of about one iteration, measured by ``bench/bench_search.py``)
-are refused. Time mode is not reproducible: how many iterations fit depends on the
-machine.
+agent's seed fixes every sample. ``time`` is CPU seconds of the deciding thread per
+decision (:func:`time.thread_time`, so a busy machine does not shrink the search): the
+search stops at the first iteration boundary past the budget, but always completes at
+least one iteration per legal move (PIMC: one determinization, which rolls out every
+move; ISMCTS: one iteration per root move, so each is tried once), so a decision never
+rests on moves it has not tried; a slow position can therefore overrun a small budget.
+Budgets below :data:`MIN_TIME` (the cost of about one iteration, measured by
+``bench/bench_search.py``) are refused. Time mode is not reproducible: how many
+iterations fit depends on the machine.
 """
 
 from __future__ import annotations
@@ -59,6 +72,7 @@ from spinner_env.spinner import SpinnerState
 
 SCORES = ("points", "match")
 ENGINES = ("auto", "batched", "reference")
+FINAL_CHOICES = ("visits", "mean")
 NONE = type(None)
 MIN_TIME = 0.002
 """Seconds: about one iteration (a determinization and a heuristic rollout of a 2-player
@@ -152,12 +166,19 @@ class ISMCTSOptions(SearchOptions):
     """``exploration``: the UCB1 constant, in units of the score (points / 100)."""
 
     exploration: float = 0.5
+    final: str = "visits"
+    """The move played: the root child visited most (``visits``) or with the best mean
+    score (``mean``)."""
     NAME: typing.ClassVar[str] = "ismcts"
 
     def __post_init__(self) -> None:
         super().__post_init__()
         if not 0 <= self.exploration < math.inf:
             raise ValueError(f"exploration must be a finite number >= 0, got {self.exploration}")
+        if self.final not in FINAL_CHOICES:
+            raise ValueError(
+                f"final must be one of {', '.join(FINAL_CHOICES)}, got {self.final!r}"
+            )
 
 
 class SearchAgent(Agent):
@@ -259,10 +280,11 @@ class SearchAgent(Agent):
             world.start_next_hand()
 
     def _running(self, done: int, started: float, minimum: int) -> bool:
-        """Whether to start another iteration, ``done`` finished since ``started``."""
+        """Whether to start another iteration, ``done`` finished since ``started`` (a
+        :func:`time.thread_time` reading)."""
         if self.options.time is None:
             return done < self.options.budget
-        return done < minimum or time.perf_counter() - started < self.options.time
+        return done < minimum or time.thread_time() - started < self.options.time
 
     def choose(
         self, observation: np.ndarray | None, legal: np.ndarray, view: EngineView | None
@@ -292,7 +314,7 @@ class PIMCAgent(SearchAgent):
         me = game.current
         belief = Belief(game)
         totals = [0.0] * len(moves)
-        started = time.perf_counter()
+        started = time.thread_time()
         done = 0
         while self._running(done, started, minimum=1):
             world = belief.determinize(rng)
@@ -331,12 +353,17 @@ class ISMCTSAgent(SearchAgent):
     ) -> int:
         belief = Belief(game)
         root = _Node()
-        started = time.perf_counter()
+        started = time.thread_time()
         done = 0
         while self._running(done, started, minimum=len(moves)):
             self._iterate(root, belief.determinize(rng), play_out, rng)
             done += 1
-        visits = [root.children[m].visits if m in root.children else 0 for m in moves]
+        assert isinstance(self.options, ISMCTSOptions)
+        children = [root.children.get(m) for m in moves]
+        if self.options.final == "mean":
+            means = [c.score / c.visits if c and c.visits else -math.inf for c in children]
+            return max(range(len(moves)), key=means.__getitem__)
+        visits = [c.visits if c else 0 for c in children]
         return max(range(len(moves)), key=visits.__getitem__)
 
     def _iterate(
@@ -351,17 +378,20 @@ class ISMCTSAgent(SearchAgent):
             legal = world.legal_moves()
             seat = world.current
             children = node.children
-            untried = [m for m in legal if m not in children]
-            for move in legal:
-                if move in children:
-                    children[move].available += 1
+            # One look-up per move: hashing a move is a good part of an iteration's cost.
+            known = [(move, children.get(move)) for move in legal]
+            untried = [move for move, child in known if child is None]
+            for _, child in known:
+                if child is not None:
+                    child.available += 1
             if len(legal) == 1:
                 move = legal[0]  # forced: not a decision, so it does not end the descent
+                child = known[0][1]
             elif untried:
                 move = untried[rng.randrange(len(untried))]
+                child = None
             else:
-                move = max(legal, key=lambda m: _ucb(children[m], exploration))
-            child = children.get(move)
+                move, child = max(known, key=lambda pair: _ucb(pair[1], exploration))
             if child is None:
                 child = children[move] = _Node()
                 child.available = 1

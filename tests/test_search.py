@@ -54,6 +54,9 @@ def choose(agent_spec: str, state: MatchState, legal: np.ndarray, seed: int) -> 
         ("ismcts:iterations=5,iterations=6", "given twice"),
         ("ismcts:iterations=5,time=0.1", "not both"),
         ("ismcts:score=wins", "score must be one of"),
+        ("ismcts:engine=gpu", "engine must be one of"),
+        ("ismcts:final=best", "final must be one of"),
+        ("pimc:final=mean", "unknown option 'final' for pimc"),
         ("ismcts:rollout=nobody", "unknown agent 'nobody'"),
         ("mcts:iterations=5", "unknown agent"),
     ],
@@ -74,7 +77,15 @@ def test_options_reach_the_agent() -> None:
     assert make_agent(f"pimc:time={MIN_TIME}").options.time == MIN_TIME
 
 
-@pytest.mark.parametrize("spec", ["ismcts:iterations=30", "pimc:determinizations=3"])
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "ismcts:iterations=30",
+        "ismcts:iterations=30,engine=reference,final=mean",
+        "pimc:determinizations=3",
+        "pimc:determinizations=3,rollout=random,engine=reference",
+    ],
+)
 @pytest.mark.parametrize(("game", "num_players"), [("spinner", 2), ("mexican_train", 3)])
 def test_iteration_mode_replays_and_reads_no_hidden_information(
     spec: str, game: str, num_players: int
@@ -102,9 +113,9 @@ def test_ismcts_tree_counts_visits_and_availability() -> None:
     root = _Node()
     rng = random.Random(0)
     belief = Belief(state)
-    policy = agent._policy(encoding, rng)
+    play_out = agent._play_out(state, encoding, rng)
     for _ in range(80):
-        agent._iterate(root, belief.determinize(rng), policy, rng)
+        agent._iterate(root, belief.determinize(rng), play_out, rng)
     assert set(root.children) == set(moves)
     assert sum(c.visits for c in root.children.values()) == 80
     stack = [root]
@@ -150,6 +161,37 @@ def test_whole_matches_through_the_evaluator(game: str, num_players: int) -> Non
         "ismcts:iterations=4,rollout=random",
         "pimc:determinizations=1,rollout=greedy",
     }
+
+
+def test_engine_batched_refuses_what_it_cannot_roll_out() -> None:
+    state, legal = decision("mexican_train", 2, seed=1)
+    with pytest.raises(ValueError, match="engine=batched plays Spinner rollouts"):
+        choose("ismcts:iterations=2,engine=batched", state, legal, seed=0)
+    spinner, spinner_legal = decision("spinner", 2, seed=1)
+    with pytest.raises(ValueError, match="not SpinnerState with checkpoint"):
+        choose("pimc:iterations=1,engine=batched,rollout=checkpoint", spinner, spinner_legal, 0)
+
+
+def test_both_engines_find_the_same_pimc_scores() -> None:
+    """A PIMC decision with heuristic rollouts (no randomness in the rollouts) sums the
+    same scores on both engines: the batched path changes the speed, not the search."""
+    state, legal = decision("spinner", 3, seed=7)
+    encoding = game_spec("spinner").encoding
+    moves = [encoding.move_of(int(a)) for a in legal]
+    rng = random.Random(0)
+    belief, worlds = Belief(state), []
+    for _ in range(4):
+        world = belief.determinize(rng)
+        for move in moves:
+            after = world.copy()
+            after.play_legal(move)
+            worlds.append(after)
+    totals = []
+    for engine in ("batched", "reference"):
+        agent = make_agent(f"pimc:iterations=4,engine={engine}", seed=0)
+        play_out = agent._play_out(state, encoding, random.Random(0))
+        totals.append(np.asarray(play_out([w.copy() for w in worlds], 5)))
+    np.testing.assert_allclose(totals[0], totals[1])
 
 
 def test_a_policy_checkpoint_can_roll_out() -> None:
