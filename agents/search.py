@@ -176,9 +176,7 @@ class ISMCTSOptions(SearchOptions):
         if not 0 <= self.exploration < math.inf:
             raise ValueError(f"exploration must be a finite number >= 0, got {self.exploration}")
         if self.final not in FINAL_CHOICES:
-            raise ValueError(
-                f"final must be one of {', '.join(FINAL_CHOICES)}, got {self.final!r}"
-            )
+            raise ValueError(f"final must be one of {', '.join(FINAL_CHOICES)}, got {self.final!r}")
 
 
 class SearchAgent(Agent):

@@ -164,7 +164,12 @@ class SpinnerRollouts:
             load_state(self.games[b], state)
         self.seeds[:count] = seed
         _play_out(
-            self.games[:count], self.params, self.kinds, self.heuristic_weights, self.seeds, self.out
+            self.games[:count],
+            self.params,
+            self.kinds,
+            self.heuristic_weights,
+            self.seeds,
+            self.out,
         )
         return self.out.rewards[:count, : self.num_players].copy()
 
