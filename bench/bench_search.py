@@ -1,15 +1,20 @@
 """Search players: iterations per second, what an iteration costs, and strength by budget.
 
 1. Speed: PIMC and ISMCTS (heuristic and random rollouts) deciding on positions of random
-   play (decisions with two or more legal moves), both games, 2 players: iterations per
+   play (decisions with two or more legal moves), both games, 2 players, rolling out on
+   the reference engine and (Spinner) on the batched numba engine: iterations per CPU
    second (a PIMC iteration is one determinization with a rollout of every legal move).
-2. Cost of one iteration's parts on the reference engine: the belief (once per decision),
-   a determinization, ``state.copy()``, and a rollout to the end of the hand; beside it
-   the batched numba Spinner engine choosing with the compiled heuristic, whole loop, to
-   say whether rollouts would be faster there.
+2. Cost of one iteration's parts: the belief (once per decision), a determinization,
+   ``state.copy()``, a rollout to the end of the hand on the reference engine (heuristic,
+   random), and on the batched engine (``SpinnerRollouts``: loading the position into a
+   compiled record, then the compiled heuristic playing it out, one position per call as
+   ISMCTS asks and 16 per call as PIMC does).
 3. Strength against budget: PIMC and ISMCTS at time budgets per move against
    ``heuristic`` in 2-player Spinner duplicate matches (``spinner_env.train.evaluate.tournament``),
    match win rate with its 95% interval.
+
+Times are CPU seconds of the process (``time.thread_time``), so other work on the
+machine does not change them; the search players' ``time`` budget is counted the same way.
 
     python bench/bench_search.py                      # budgets 0.01, 0.03 s; 20 matches each
     python bench/bench_search.py --budgets 0.01 0.03 0.1 0.3 --matches 100
@@ -26,7 +31,7 @@ from collections.abc import Sequence
 
 import numpy as np
 from spinner_env.agents import make_agent
-from spinner_env.agents.base import GameView
+from spinner_env.agents.base import GameView, choose_move
 from spinner_env.agents.heuristic import HeuristicAgent
 from spinner_env.train.evaluate import tournament
 
@@ -54,17 +59,19 @@ def positions(game: str, num_players: int, count: int) -> list[tuple[MatchState,
 
 
 def iteration_rate(game: str, agent_spec: str, iterations: int, spots: list) -> float:
-    """Iterations per second of ``agent_spec`` with ``iterations`` per decision."""
+    """Iterations per CPU second of ``agent_spec`` with ``iterations`` per decision."""
     encoding = game_spec(game).encoding
     agent = make_agent(f"{agent_spec},iterations={iterations}", seed=0)
-    start = time.perf_counter()
+    state, legal = spots[0]
+    agent.choose(None, legal, GameView(state, encoding))  # load the compiled code first
+    start = time.thread_time()
     for state, legal in spots:
         agent.choose(None, legal, GameView(state, encoding))
-    return iterations * len(spots) / (time.perf_counter() - start)
+    return iterations * len(spots) / (time.thread_time() - start)
 
 
 def part_costs(game: str, spots: list) -> dict[str, float]:
-    """Mean seconds of each part of an iteration, and decisions per rollout."""
+    """Mean CPU seconds of each part of an iteration, and decisions per rollout."""
     encoding = game_spec(game).encoding
     rng = random.Random(0)
     heuristic = HeuristicAgent()
@@ -72,27 +79,20 @@ def part_costs(game: str, spots: list) -> dict[str, float]:
     clocks["rollout random"] = 0.0
     decisions = 0
     for state, _ in spots:
-        t0 = time.perf_counter()
+        t0 = time.thread_time()
         belief = Belief(state)
-        t1 = time.perf_counter()
+        t1 = time.thread_time()
         world = belief.determinize(rng)
-        t2 = time.perf_counter()
+        t2 = time.thread_time()
         copy = world.copy()
-        t3 = time.perf_counter()
+        t3 = time.thread_time()
         while not world.hand_over:
-            legal = world.legal_moves()
-            if len(legal) > 1:
-                mask = np.zeros(encoding.num_actions, np.int8)
-                mask[[encoding.action_of(m) for m in legal]] = 1
-                move = encoding.move_of(heuristic.act(None, mask, GameView(world, encoding)))
-            else:
-                move = legal[0]
-            world.play_legal(move)
+            world.play_legal(choose_move(heuristic, world, encoding))
             decisions += 1
-        t4 = time.perf_counter()
+        t4 = time.thread_time()
         while not copy.hand_over:
             copy.play_legal(rng.choice(copy.legal_moves()))
-        t5 = time.perf_counter()
+        t5 = time.thread_time()
         for key, dt in zip(clocks, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4), strict=True):
             clocks[key] += dt
     costs = {key: total / len(spots) for key, total in clocks.items()}
@@ -100,23 +100,34 @@ def part_costs(game: str, spots: list) -> dict[str, float]:
     return costs
 
 
-def batched_heuristic_rate(num_players: int, num_games: int, seconds: float) -> float:
-    """Moves per second of the batched Spinner engine choosing with the compiled
-    heuristic in every game (the whole loop: choose and step)."""
-    from spinner_env.batched.spinner import BatchedSpinner
-    from spinner_env.batched.spinner_heuristic import heuristic_actions
-    from spinner_env.spinner import SpinnerRules
+def batched_rollout_costs(spots: list, repeats: int) -> dict[str, float]:
+    """Mean CPU seconds per position of the batched engine's rollouts: loading a position
+    into a compiled record, and loading plus the compiled heuristic's play-out, one
+    position per call (ISMCTS) and 16 per call (PIMC)."""
+    from spinner_env.batched.spinner_opponents import OPPONENT_HEURISTIC
+    from spinner_env.batched.spinner_rollout import SpinnerRollouts, load_state
 
-    weights = HeuristicAgent().weights.as_array()
-    engine = BatchedSpinner(num_games, SpinnerRules(num_players=num_players))
-    step = engine.reset(0)
-    engine.step(heuristic_actions(engine.games, num_players, step.mask, weights))  # compile
-    moves = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        step = engine.step(heuristic_actions(engine.games, num_players, step.mask, weights))
-        moves += num_games
-    return moves / (time.perf_counter() - start)
+    rng = random.Random(0)
+    rollouts = SpinnerRollouts(
+        spots[0][0].rules, OPPONENT_HEURISTIC, HeuristicAgent().weights.as_array()
+    )
+    rollouts.play_out([spots[0][0].copy()], 0)  # load the compiled code first
+    worlds = [Belief(state).determinize(rng) for state, _ in spots for _ in range(repeats)]
+    start = time.thread_time()
+    for world in worlds:
+        load_state(rollouts.games[0], world)
+    loaded = time.thread_time()
+    for world in worlds:
+        rollouts.play_out([world.copy()], 0)
+    single = time.thread_time()
+    for first in range(0, len(worlds), 16):
+        rollouts.play_out([w.copy() for w in worlds[first : first + 16]], 0)
+    batched = time.thread_time()
+    return {
+        "load": (loaded - start) / len(worlds),
+        "load + rollout, 1 per call": (single - loaded) / len(worlds),
+        "load + rollout, 16 per call": (batched - single) / len(worlds),
+    }
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -125,53 +136,50 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--budgets", type=float, nargs="+", default=[0.01, 0.03])
     parser.add_argument("--matches", type=int, default=20, help="matches per budget and player")
     parser.add_argument("--skip-strength", action="store_true")
-    parser.add_argument(
-        "--smoke", action="store_true", help="2 positions, B up to 64, 2 matches at 0.01 s"
-    )
+    parser.add_argument("--smoke", action="store_true", help="2 positions, 2 matches at 0.01 s")
     args = parser.parse_args(argv)
-    batches, batch_seconds = (1, 64, 1024), 2.0
     if args.smoke:
         args.positions, args.budgets, args.matches = 2, [0.01], 2
-        batches, batch_seconds = (1, 64), 0.1
 
-    print("1. iterations per second (2 players, reference engine, one core)")
-    print(f"{'game':<15}{'player':<10}{'rollout':<11}{'iterations/s':>14}")
+    print("1. iterations per CPU second (2 players, one core)")
+    print(f"{'game':<15}{'player':<10}{'rollout':<11}{'engine':<11}{'iterations/s':>14}")
     for game in ("spinner", "mexican_train"):
         spots = positions(game, 2, args.positions)
+        engines = ("reference", "batched") if game == "spinner" else ("reference",)
         for player, iterations in (("ismcts", 40), ("pimc", 4)):
             for rollout in ("heuristic", "random"):
-                rate = iteration_rate(game, f"{player}:rollout={rollout}", iterations, spots)
-                print(f"{game:<15}{player:<10}{rollout:<11}{rate:>14,.0f}")
+                for engine in engines:
+                    spec = f"{player}:rollout={rollout},engine={engine}"
+                    rate = iteration_rate(game, spec, iterations, spots)
+                    print(f"{game:<15}{player:<10}{rollout:<11}{engine:<11}{rate:>14,.0f}")
 
-    print("\n2. one iteration's parts on the reference engine (mean over the positions)")
+    print("\n2. one iteration's parts (mean CPU time over the positions)")
     for game in ("spinner", "mexican_train"):
-        costs = part_costs(game, positions(game, 2, args.positions))
+        spots = positions(game, 2, args.positions)
+        costs = part_costs(game, spots)
         moves = costs.pop("moves per rollout")
         parts = ", ".join(f"{key} {1e3 * sec:.3f} ms" for key, sec in costs.items())
-        print(f"{game}: {parts}; {moves:.0f} moves per rollout")
+        print(f"{game}, reference engine: {parts}; {moves:.0f} moves per rollout")
         if game == "spinner":
-            reference = moves / costs["rollout heuristic"]
-            print(f"  reference engine, heuristic rollout: {reference:,.0f} moves/s")
-            for batch in batches:
-                rate = batched_heuristic_rate(2, batch, batch_seconds)
-                print(
-                    f"  batched engine + compiled heuristic, B={batch}: {rate:,.0f} moves/s "
-                    f"({rate / reference:.0f}x)"
-                )
+            batched = batched_rollout_costs(spots, repeats=5)
+            parts = ", ".join(f"{key} {1e3 * sec:.3f} ms" for key, sec in batched.items())
+            print(f"{game}, batched engine: {parts}")
+            speedup = costs["rollout heuristic"] / batched["load + rollout, 1 per call"]
+            print(f"  a heuristic rollout is {speedup:.0f}x cheaper on the batched engine")
 
     if args.skip_strength:
         return
     print(f"\n3. strength against heuristic: 2-player Spinner, {args.matches} duplicate matches")
-    print(f"{'player':<26}{'match win rate (95% CI)':>28}{'seconds':>10}")
+    print(f"{'player':<26}{'match win rate (95% CI)':>28}{'CPU s':>10}")
     heuristic = make_agent("heuristic")
     for budget in args.budgets:
         for player in ("pimc", "ismcts"):
             agent = make_agent(f"{player}:time={budget}")
-            start = time.perf_counter()
+            start = time.thread_time()
             report = tournament([agent, heuristic], 2, args.matches, seed=0, progress=False)
             win = report.agents[agent.name]["match_win"]
             cell = f"{100 * win.mean:5.1f}% [{100 * win.low:5.1f}, {100 * win.high:5.1f}]"
-            print(f"{agent.name:<26}{cell:>28}{time.perf_counter() - start:>10.0f}")
+            print(f"{agent.name:<26}{cell:>28}{time.thread_time() - start:>10.0f}")
 
 
 if __name__ == "__main__":
