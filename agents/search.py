@@ -68,7 +68,10 @@ from spinner_env.agents.heuristic import HeuristicAgent, HeuristicWeights
 from spinner_env.aec import Encoding, hand_score_difference, zero_sum_outcome
 from spinner_env.belief import Belief
 from spinner_env.match import MatchState
-from spinner_env.spinner import SpinnerState
+from spinner_env.spinner import SpinnerRules, SpinnerState
+
+if typing.TYPE_CHECKING:  # numba loads only when a rollout first needs the batched engine
+    from spinner_env.batched.spinner_rollout import SpinnerRollouts
 
 SCORES = ("points", "match")
 ENGINES = ("auto", "batched", "reference")
@@ -198,7 +201,7 @@ class SearchAgent(Agent):
             from spinner_env.agents import make_agent  # agents/__init__ imports this module
 
             self._rollout_agent = make_agent(self.options.rollout)
-        self._compiled: dict[Any, Any] = {}
+        self._compiled: dict[SpinnerRules, SpinnerRollouts] = {}
         """The batched engine's rollouts, one per rules (built on first use)."""
 
     def _play_out(self, game: MatchState, encoding: Encoding, rng: random.Random) -> PlayOut:
@@ -206,11 +209,11 @@ class SearchAgent(Agent):
         allow it (module docstring), else on the reference engine."""
         compiled = self._compiled_rollouts(game)
         if compiled is not None:
-            return lambda worlds, seed: compiled.play_out(worlds, seed)
+            return compiled.play_out
         policy = self._policy(encoding, rng)
         return lambda worlds, seed: [self._rollout(w, policy, random.Random(seed)) for w in worlds]
 
-    def _compiled_rollouts(self, game: MatchState) -> Any:
+    def _compiled_rollouts(self, game: MatchState) -> SpinnerRollouts | None:
         """The batched engine's :class:`SpinnerRollouts` for ``game``'s rules, or None where
         the reference engine must play (option ``engine``, the game, the rollout policy)."""
         engine = self.options.engine
@@ -224,17 +227,16 @@ class SearchAgent(Agent):
                     f"moves, not {type(game).__name__} with {self.options.rollout}"
                 )
             return None
-        rules = game.rules  # type: ignore[attr-defined]
-        if rules not in self._compiled:
+        assert isinstance(game, SpinnerState)  # the only game with a loader (_compiled_kind)
+        if game.rules not in self._compiled:
             from spinner_env.batched.spinner_rollout import SpinnerRollouts
 
-            weights = HeuristicWeights().as_array()
-            if isinstance(self._rollout_agent, HeuristicAgent):
-                weights = self._rollout_agent.weights.as_array()
-            self._compiled[rules] = SpinnerRollouts(
-                rules, kind, weights, to_match_end=self.options.score == "match"
+            agent = self._rollout_agent
+            weights = agent.weights if isinstance(agent, HeuristicAgent) else HeuristicWeights()
+            self._compiled[game.rules] = SpinnerRollouts(
+                game.rules, kind, weights.as_array(), to_match_end=self.options.score == "match"
             )
-        return self._compiled[rules]
+        return self._compiled[game.rules]
 
     def _compiled_kind(self, game: MatchState) -> int | None:
         """The compiled opponent kind that plays as the rollout policy, if there is one."""
