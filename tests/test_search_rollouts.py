@@ -89,6 +89,24 @@ def test_heuristic_rollouts_end_as_on_the_reference_engine(
     np.testing.assert_allclose(compiled, reference)
 
 
+@pytest.mark.parametrize("to_match_end", [False, True])
+def test_a_hand_that_just_ended_is_scored_as_it_ended(to_match_end: bool) -> None:
+    """A search that plays the last tile (S6.4) or the last pass of a blocked hand rolls out
+    a finished hand: its score as it stands, or (match score) the match from the next deal."""
+    rules = SpinnerRules(num_players=3, num_hands=3)
+    rollouts = SpinnerRollouts(rules, OPPONENT_HEURISTIC, WEIGHTS, to_match_end=to_match_end)
+    ended = []
+    for seed in range(6):
+        state = SpinnerState.new(rules, seed)
+        rng = random.Random(seed)
+        while not state.hand_over:
+            state.play_legal(rng.choice(state.legal_moves()))
+        ended.append(state)
+    compiled = rollouts.play_out([s.copy() for s in ended], seed=0)
+    reference = [heuristic_rollout(s, to_match_end) for s in ended]
+    np.testing.assert_allclose(compiled, reference)
+
+
 def test_random_rollouts_replay_from_their_seed_and_are_zero_sum() -> None:
     rules = SpinnerRules(num_players=3)
     rollouts = SpinnerRollouts(rules, OPPONENT_RANDOM, WEIGHTS)

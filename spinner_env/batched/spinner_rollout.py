@@ -24,6 +24,7 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
+from spinner_env.aec import hand_score_difference, zero_sum_outcome
 from spinner_env.batched.core import BatchStep, _kth_legal, _legal_count
 from spinner_env.batched.numba_cache import drop_stale_cache
 from spinner_env.batched.spinner import (
@@ -134,6 +135,7 @@ class SpinnerRollouts:
         if not isinstance(rules, SpinnerRules):
             raise ValueError(f"rules must be SpinnerRules, got {rules!r}")
         self.num_players = rules.num_players
+        self.to_match_end = to_match_end
         self.games = np.zeros(0, GAME)
         self.out = BatchStep.zeros(0, OBSERVATION_SIZE, NUM_ACTIONS, MAX_PLAYERS)
         self.kinds = np.full(MAX_PLAYERS, kind, np.int64)
@@ -160,18 +162,32 @@ class SpinnerRollouts:
             self.games = np.zeros(count, GAME)
             self.out = BatchStep.zeros(count, OBSERVATION_SIZE, NUM_ACTIONS, MAX_PLAYERS)
             self.seeds = np.zeros(count, np.uint64)
+        scores = np.zeros((count, self.num_players))
+        in_play: list[int] = []
         for b, state in enumerate(states):
-            load_state(self.games[b], state)
-        self.seeds[:count] = seed
+            if state.hand_over and self.to_match_end and not state.match_over:
+                state = state.copy()
+                state.start_next_hand()  # S2.3
+            if state.hand_over:  # the search's own move ended it (S6.4): nothing to play
+                scores[b] = (
+                    zero_sum_outcome(state.totals)
+                    if self.to_match_end
+                    else hand_score_difference(state.results[-1].points)
+                )
+            else:
+                load_state(self.games[len(in_play)], state)
+                in_play.append(b)
+        self.seeds[: len(in_play)] = seed
         _play_out(
-            self.games[:count],
+            self.games[: len(in_play)],
             self.params,
             self.kinds,
             self.heuristic_weights,
             self.seeds,
             self.out,
         )
-        return self.out.rewards[:count, : self.num_players].copy()
+        scores[in_play] = self.out.rewards[: len(in_play), : self.num_players]
+        return scores
 
 
 drop_stale_cache(_play_out)  # before anything compiled is loaded (see numba_cache)
