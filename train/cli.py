@@ -64,3 +64,9 @@ def exploit() -> None:
     from spinner_env.train import exploit
 
     exploit.main()
+
+
+def league() -> None:
+    from spinner_env.train import league
+
+    league.main()

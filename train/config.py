@@ -118,6 +118,46 @@ class EvalConfig:
 
 
 @dataclass(frozen=True)
+class LeagueConfig:
+    """``league``: league training (``spinner-league``, :mod:`spinner_env.train.league`).
+
+    ``total_timesteps`` is split into ``generations``; each generation trains the main
+    agent, then ``exploiters`` main exploiters for ``exploiter_steps`` each against the
+    main agent's latest copy. The main agent's opponents are the main agent itself (a
+    ``self_play`` share of seats) and, by prioritized fictitious self-play, the league's
+    members: the ``opponents.baselines`` styles, ``heuristic_variants`` heuristics whose
+    weights are the defaults times ``exp(weight_jitter * N(0, 1))``, frozen snapshots
+    (the latest ``opponents.max_snapshots``) and frozen exploiters, each weighted
+    ``(1 - p) ** pfsp_exponent`` where p is how often the main agent beats it, measured
+    over ``win_rate_episodes`` episodes every generation. An exploiter that beats the
+    main agent in ``exploiter_reset`` of its episodes or more is reset to fresh weights.
+    """
+
+    generations: int = 4
+    exploiters: int = 1
+    exploiter_steps: int = 50_000
+    exploiter_reset: float = 0.6
+    self_play: float = 0.2
+    pfsp_exponent: float = 2.0
+    heuristic_variants: int = 4
+    weight_jitter: float = 0.4
+    win_rate_episodes: int = 256
+
+    def __post_init__(self) -> None:
+        _at_least("league.generations", self.generations, 1)
+        _at_least("league.exploiters", self.exploiters, 0)
+        _at_least("league.exploiter_steps", self.exploiter_steps, 1)
+        _at_least("league.heuristic_variants", self.heuristic_variants, 0)
+        _at_least("league.win_rate_episodes", self.win_rate_episodes, 1)
+        for key in ("exploiter_reset", "self_play"):
+            if not 0 <= getattr(self, key) <= 1:
+                raise ValueError(f"league.{key} must be in [0, 1], got {getattr(self, key)}")
+        for key in ("pfsp_exponent", "weight_jitter"):
+            if getattr(self, key) < 0:
+                raise ValueError(f"league.{key} must be >= 0, got {getattr(self, key)}")
+
+
+@dataclass(frozen=True)
 class TrainConfig:
     """A whole training run (see ``configs/*.yaml``)."""
 
@@ -137,6 +177,7 @@ class TrainConfig:
     eval: EvalConfig = field(default_factory=EvalConfig)
     out_dir: str = "runs/ppo"
     init_from: str | None = None
+    league: LeagueConfig | None = None
 
     def __post_init__(self) -> None:
         _at_least("num_players", self.num_players, 2)
@@ -156,6 +197,8 @@ class TrainConfig:
             spec.raw_env(num_players=self.num_players, **self.env)
         except (ValueError, TypeError) as error:
             raise ValueError(f"env: {error}") from error
+        if self.league is not None and self.backend != "batched":
+            raise ValueError("league: league training needs backend: batched")
         if self.init_from is not None and not Path(self.init_from).is_file():
             raise ValueError(f"init_from: no such file {self.init_from!r}")
 
@@ -234,6 +277,8 @@ def _convert(kind: Any, value: Any, key: str) -> Any:
         if value is None and type(None) in args:
             return None
         options = [a for a in args if a is not type(None)]
+        if dataclasses.is_dataclass(options[0]) and len(options) == 1:
+            return _convert(options[0], value, key)  # its own message names the bad key
         for option in options:
             try:
                 return _convert(option, value, key)

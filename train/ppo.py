@@ -131,6 +131,27 @@ def make_training_env(config: TrainConfig, pool: OpponentPool) -> VecEnv:
     return DummyVecEnv([lambda: Monitor(make_env(config, pool)) for _ in range(config.n_envs)])
 
 
+def limit_threads(threads: int) -> None:
+    """Torch and numpy's BLAS to ``threads`` threads each."""
+    torch.set_num_threads(threads)
+    # numpy's BLAS too (the snapshots' and trained opponents' forward passes): on a busy
+    # machine its spinning threads made a 32-row pass 15 times slower (45 ms against 3).
+    threadpool_limits(threads, user_api="blas")
+
+
+def make_model(config: TrainConfig, vec_env: VecEnv, tensorboard: Path, seed: int) -> MaskablePPO:
+    """A fresh MaskablePPO learner of the config's network and settings on ``vec_env``."""
+    return MaskablePPO(
+        "MlpPolicy",
+        vec_env,
+        seed=seed,
+        device="cpu",
+        tensorboard_log=str(tensorboard),
+        verbose=0,
+        **config.ppo.model_kwargs(),
+    )
+
+
 def snapshot(policy: Any, num_timesteps: int) -> PolicyAgent:
     """A frozen copy of the learner's policy as a pool opponent; it samples its moves."""
     agent = PolicyAgent.frozen_copy(policy, f"snapshot_{num_timesteps}")
@@ -320,6 +341,8 @@ def train(
     """
     if not isinstance(config, TrainConfig):
         config = TrainConfig.from_dict(config)
+    if config.league is not None:
+        raise ValueError("the config has a league section: train it with spinner-league")
     out = Path(out_dir or config.out_dir)
     config = config.replace(out_dir=str(out))
     # Everything that can refuse the run comes before anything is written or deleted.
@@ -339,21 +362,10 @@ def train(
 
     out.mkdir(parents=True, exist_ok=True)
     write_text_atomic(out / "config.yaml", yaml.safe_dump(config.as_dict(), sort_keys=False))
-    torch.set_num_threads(config.torch_threads)
-    # numpy's BLAS too (the snapshots' and trained opponents' forward passes): on a busy
-    # machine its spinning threads made a 32-row pass 15 times slower (45 ms against 3).
-    threadpool_limits(config.torch_threads, user_api="blas")
+    limit_threads(config.torch_threads)
     set_random_seed(config.seed)
     vec_env = make_training_env(config, pool)
-    model = MaskablePPO(
-        "MlpPolicy",
-        vec_env,
-        seed=config.seed,
-        device="cpu",
-        tensorboard_log=str(out / "tb"),
-        verbose=0,
-        **config.ppo.model_kwargs(),
-    )
+    model = make_model(config, vec_env, out / "tb", config.seed)
     if checkpoint is None:
         vec_env.seed(config.seed)
         if config.init_from:

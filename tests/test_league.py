@@ -1,0 +1,135 @@
+"""League training's bookkeeping: PFSP weights, members joining and leaving, the opponent
+sampler, exploiter resets, and a seed that replays a whole (tiny) league run."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given
+from hypothesis import strategies as st
+from safetensors.torch import load_file
+from spinner_env.agents import RandomAgent, make_agent
+from spinner_env.agents.heuristic import HeuristicWeights
+from spinner_env.train.config import LeagueConfig, TrainConfig
+from spinner_env.train.league import League, pfsp_weights, train_league, win_rate
+from spinner_env.train.ppo import train
+
+
+def tiny_league(**league) -> dict:
+    return {
+        "name": "tiny",
+        "num_players": 2,
+        "env": {"num_hands": 1, "reward": "hand_score", "episode": "hand"},
+        "skip_forced": True,
+        "total_timesteps": 64,
+        "n_envs": 4,
+        "backend": "batched",
+        "ppo": {"n_steps": 16, "batch_size": 32, "n_epochs": 1, "policy_kwargs": {"net_arch": [8]}},
+        "opponents": {"baselines": {"random": 1, "heuristic": 1}, "max_snapshots": 1},
+        "league": {
+            "generations": 2,
+            "exploiter_steps": 64,
+            "win_rate_episodes": 4,
+            "heuristic_variants": 1,
+            **league,
+        },
+    }
+
+
+def named(name: str) -> RandomAgent:
+    agent = RandomAgent()
+    agent.name = name
+    return agent
+
+
+@given(st.lists(st.floats(0, 1), min_size=1, max_size=12), st.floats(0.5, 4))
+def test_pfsp_weights_are_a_distribution_that_favours_the_members_the_learner_loses_to(
+    rates, exponent
+):
+    weights = pfsp_weights(np.array(rates), exponent)
+    assert weights.sum() == pytest.approx(1.0) and (weights >= 0).all()
+    if not all(rate == 1.0 for rate in rates):
+        order = np.argsort(rates)
+        assert (np.diff(weights[order]) <= 1e-12).all()
+
+
+def test_pfsp_is_one_minus_p_squared_and_uniform_when_the_learner_beats_everyone():
+    np.testing.assert_allclose(pfsp_weights(np.array([0.0, 0.5, 1.0]), 2.0), [0.8, 0.2, 0.0])
+    np.testing.assert_allclose(pfsp_weights(np.array([1.0, 1.0]), 2.0), [0.5, 0.5])
+
+
+def test_members_join_the_oldest_snapshot_leaves_and_styles_stay():
+    league = League({"random": 1.0, "greedy": 3.0}, LeagueConfig(heuristic_variants=1), 2)
+    league.win_rates["s1"] = 0.9
+    for name in ("s1", "s2", "s3"):
+        league.add(name, named(name), "snapshot")
+    league.add("e1", named("e1"), "exploiter")
+    assert [m.name for m in league.members] == ["random", "greedy", "heuristic~1", "s2", "s3", "e1"]
+    assert "s1" not in league.win_rates
+    with pytest.raises(ValueError, match="already has a member named 's3'"):
+        league.add("s3", named("s3"), "snapshot")
+
+
+def test_the_sampler_draws_by_prior_times_pfsp_and_self_play_takes_the_latest_copy():
+    league = League({"random": 1.0, "greedy": 3.0}, LeagueConfig(heuristic_variants=0), 2)
+    league.win_rates.update(random=0.5, greedy=1.0)
+    np.testing.assert_allclose(league.weights(), [1.0, 0.0])
+    assert {a.name for a in league(np.random.default_rng(0), 50)} == {"random"}
+    league.win_rates["greedy"] = 0.5
+    np.testing.assert_allclose(league.weights(), [0.25, 0.75])
+    latest = named("latest")
+    league.latest = latest
+    league.config = LeagueConfig(heuristic_variants=0, self_play=1.0)
+    assert all(a is latest for a in league(np.random.default_rng(0), 20))
+
+
+def test_a_seed_draws_the_same_heuristic_variants_and_opponents():
+    def variants(seed: int) -> list:
+        league = League({"random": 1.0}, LeagueConfig(heuristic_variants=3), seed=seed)
+        drawn = [a.name for a in league(np.random.default_rng(seed), 30)]
+        return [m.agent.weights for m in league.members[1:]] + drawn
+
+    assert variants(5) == variants(5)
+    assert variants(5) != variants(6)
+    assert HeuristicWeights() not in variants(5)[:3]
+
+
+def test_win_rate_counts_each_games_first_episode():
+    config = TrainConfig.from_dict(tiny_league())
+    strong = make_agent("heuristic")
+    assert win_rate(strong, "random", config, 64, seed=1) > 0.6
+    assert win_rate(strong, "random", config, 64, seed=1) == win_rate(
+        strong, "random", config, 64, seed=1
+    )
+
+
+def test_an_exploiter_that_beats_the_main_agent_is_reset(tmp_path):
+    train_league(tiny_league(exploiter_reset=0.0), tmp_path, progress_bar=False)
+    history = json.loads((tmp_path / "league.json").read_text())
+    assert [g["exploiter_resets"] for g in history] == [[], [True], [True]]
+    members = set(history[-1]["win_rates"])  # max_snapshots: 1 of each kind
+    assert "exploiter1_2" in members and "exploiter1_1" not in members
+    assert (tmp_path / "matrix.png").stat().st_size > 0
+
+
+def test_the_same_seed_replays_the_league(tmp_path):
+    runs = [
+        train_league(tiny_league(exploiter_reset=1.0), tmp_path / str(i), progress_bar=False)
+        for i in range(2)
+    ]
+    a, b = (load_file(path) for path in runs)
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    history = [json.loads((path.parent / "league.json").read_text()) for path in runs]
+    assert history[0] == history[1]
+
+
+def test_league_configs_need_the_batched_backend_and_spinner_league():
+    with pytest.raises(ValueError, match="league training needs backend: batched"):
+        TrainConfig.from_dict({**tiny_league(), "backend": "aec"})
+    with pytest.raises(ValueError, match="generations must be at least 1"):
+        TrainConfig.from_dict(tiny_league(generations=0))
+    with pytest.raises(ValueError, match="spinner-league"):
+        train(tiny_league(), progress_bar=False)
