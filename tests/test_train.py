@@ -8,10 +8,21 @@ import numpy as np
 import pytest
 import torch
 import yaml
+from safetensors.torch import load_file
 from spinner_env.agents import RandomAgent, make_agent
 from spinner_env.agents.policy import PolicyAgent
+from spinner_env.train.config import TrainConfig
 from spinner_env.train.evaluate import tournament
-from spinner_env.train.ppo import OpponentPool, load_config, main, train
+from spinner_env.train.ppo import (
+    OpponentPool,
+    init_weights,
+    load_config,
+    main,
+    make_model,
+    make_pool,
+    make_training_env,
+    train,
+)
 
 
 def tiny_config(**overrides) -> dict:
@@ -111,3 +122,20 @@ def test_shipped_configs_load(tmp_path):
     assert main(
         ["--config", str(path), "--out-dir", str(tmp_path / "run"), "--no-progress"]
     ).is_file()
+
+
+def test_init_from_a_policy_file_starts_from_its_weights(tmp_path):
+    config = tiny_config(total_timesteps=64, eval={})
+    policy_path = train(config, tmp_path / "a", progress_bar=False)
+    config = TrainConfig.from_dict(tiny_config(total_timesteps=64))
+    env = make_training_env(config, make_pool(config, 0))
+    model = make_model(config, env, tmp_path / "tb", seed=1)
+    init_weights(model, policy_path, "spinner")
+    saved = load_file(policy_path)
+    assert all(torch.equal(saved[k], v) for k, v in model.policy.state_dict().items())
+    wider = TrainConfig.from_dict(tiny_config(ppo={"policy_kwargs": {"net_arch": [64]}}))
+    model = make_model(wider, env, tmp_path / "tb", seed=1)
+    with pytest.raises(ValueError, match=r"holds another network than ppo\.policy_kwargs"):
+        init_weights(model, policy_path, "spinner")
+    with pytest.raises(ValueError, match="does not fit Mexican Train"):
+        init_weights(model, policy_path, "mexican_train")

@@ -56,6 +56,7 @@ from spinner_env.train.config import LeagueConfig, TrainConfig, load_config
 from spinner_env.train.evaluate import save_figure
 from spinner_env.train.ppo import (
     EvaluationCallback,
+    init_weights,
     limit_threads,
     make_model,
     make_training_env,
@@ -234,6 +235,8 @@ class LeagueRun:
         self.main = make_model(config, main_env, out / "tb", config.seed)
         # One TensorBoard run for the main agent across generations, open before the
         # first win rates are logged.
+        if config.init_from:
+            init_weights(self.main, Path(config.init_from), config.game)
         self.main.set_logger(configure_logger(str(out / "tb" / config.name), ["tensorboard"]))
         self.exploiters = [
             Exploiter(f"exploiter{i + 1}", self._fresh_exploiter(i, 0))

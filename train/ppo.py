@@ -13,10 +13,10 @@ alone (``<name>.safetensors``, small and safe to share: what ``spinner_env.agent
 loads).
 An existing run directory is refused unless ``--resume`` (continue from its latest
 checkpoint up to ``total_timesteps``) or ``--overwrite`` (start again). ``init_from`` (or
-``--init-from``) starts from a saved model's weights. Every ``eval.every`` steps the
-learner plays ``eval.matches`` full matches on duplicate deals (``spinner_env.train.evaluate``)
-against each opponent of ``eval.against``; the win rates go to the log as
-``eval/win_rate_<name>``.
+``--init-from``) starts from saved weights (a ``.zip`` model or a policy file). Every
+``eval.every`` steps the learner plays ``eval.matches`` full matches on duplicate deals
+(``spinner_env.train.evaluate``) against each opponent of ``eval.against``; the win rates
+go to the log as ``eval/win_rate_<name>``.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from sb3_contrib import MaskablePPO
 from spinner_env.agents import make_agent
 from spinner_env.agents.base import Agent
 from spinner_env.agents.policy import SUFFIX as POLICY_SUFFIX
-from spinner_env.agents.policy import PolicyAgent, save_policy
+from spinner_env.agents.policy import PolicyAgent, load_policy, save_policy
 from spinner_env.train.cli import ArgumentParser, fail_cleanly
 from spinner_env.train.config import TrainConfig, load_config
 from spinner_env.train.evaluate import Estimate, tournament
@@ -150,6 +150,22 @@ def make_model(config: TrainConfig, vec_env: VecEnv, tensorboard: Path, seed: in
         verbose=0,
         **config.ppo.model_kwargs(),
     )
+
+
+def init_weights(model: MaskablePPO, path: Path, game: str) -> None:
+    """Start ``model`` from saved weights (the rest of the config applies): a policy file
+    (``.safetensors``, the game's, its network the config's) or a ``MaskablePPO.save``
+    ``.zip`` (its tensors only)."""
+    if path.suffix != POLICY_SUFFIX:
+        model.set_parameters(str(path), exact_match=True, device="cpu")
+        return
+    policy, _ = load_policy(path, game_spec(game).encoding)
+    try:
+        model.policy.load_state_dict(policy.state_dict(), strict=True)
+    except RuntimeError:
+        raise ValueError(
+            f"init_from: {str(path)!r} holds another network than ppo.policy_kwargs"
+        ) from None
 
 
 def snapshot(policy: Any, num_timesteps: int) -> PolicyAgent:
@@ -369,8 +385,7 @@ def train(
     if checkpoint is None:
         vec_env.seed(config.seed)
         if config.init_from:
-            # Weights only (a .zip from MaskablePPO.save): the rest of the config applies.
-            model.set_parameters(str(config.init_from), exact_match=True, device="cpu")
+            init_weights(model, Path(config.init_from), config.game)
     else:
         # Weights and optimizer state as tensors, the step count from the JSON beside
         # them: MaskablePPO.load would unpickle the archive's other entries.
@@ -416,7 +431,10 @@ def main(argv: Sequence[str] | None = None) -> Path:
     parser.add_argument("--total-timesteps", type=int, default=None, help="overrides the config")
     parser.add_argument("--seed", type=int, default=None, help="overrides the config")
     parser.add_argument(
-        "--init-from", type=Path, default=None, help="start from this model's weights (.zip)"
+        "--init-from",
+        type=Path,
+        default=None,
+        help="start from these weights (a .zip model or a .safetensors policy file)",
     )
     existing = parser.add_mutually_exclusive_group()
     existing.add_argument(
