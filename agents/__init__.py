@@ -1,7 +1,8 @@
 """Agents for the suite's games, all behind one interface (:class:`spinner_env.agents.base.Agent`).
 
-``make_agent(spec)`` builds one from a name (``random``, ``greedy``, ``heuristic``),
-``checkpoint`` (the committed 2-player Spinner policy, ``checkpoints/spinner_2p.safetensors``),
+``make_agent(spec)`` builds one from a name (``random``, ``greedy``, ``heuristic``), a
+committed policy by name (:data:`COMMITTED`: ``spinner_2p``, ...; ``checkpoint`` is
+``spinner_2p``, the 2-player Spinner policy, ``checkpoints/spinner_2p.safetensors``),
 the path of a policy file from ``spinner-train`` (the safe format of
 :mod:`spinner_env.agents.policy`;
 Stable-Baselines3 pickles load only through ``PolicyAgent.load_trusted_sb3``), or a search
@@ -26,7 +27,10 @@ BASELINES: dict[str, type[Agent]] = {
     "heuristic": HeuristicAgent,
 }
 
-DEFAULT_CHECKPOINT = Path(__file__).parent / "checkpoints" / "spinner_2p.safetensors"
+CHECKPOINTS = Path(__file__).parent / "checkpoints"
+COMMITTED: dict[str, str] = {"spinner_2p": "spinner"}
+"""The committed policies (``checkpoints/<name>.safetensors``) by name, and each one's game."""
+DEFAULT_CHECKPOINT = CHECKPOINTS / "spinner_2p.safetensors"
 """The committed 2-player Spinner policy; the spec ``checkpoint`` names it."""
 
 
@@ -39,10 +43,16 @@ def make_agent(spec: str, seed: int | None = None, encoding: Encoding | None = N
     name, _, options = spec.partition(":")
     if name in SEARCH_AGENTS:
         return make_search_agent(name, parse_options(name, options), seed)
-    path = DEFAULT_CHECKPOINT if spec == "checkpoint" else Path(spec)
+    if spec == "checkpoint":
+        path = DEFAULT_CHECKPOINT
+    elif spec in COMMITTED:
+        path = CHECKPOINTS / f"{spec}.safetensors"
+    else:
+        path = Path(spec)
     if not path.is_file():
         raise ValueError(
             f"unknown agent {spec!r}: not one of {', '.join(BASELINES)}, 'checkpoint', "
+            f"{', '.join(COMMITTED)}, "
             f"{', '.join(SEARCH_AGENTS)} (with :key=value options), or a checkpoint file"
         )
     from spinner_env.agents.policy import PolicyAgent  # torch is only needed for trained agents
@@ -65,6 +75,8 @@ def parse_options(name: str, text: str) -> dict[str, str]:
 
 __all__ = [
     "BASELINES",
+    "CHECKPOINTS",
+    "COMMITTED",
     "DEFAULT_CHECKPOINT",
     "Agent",
     "GameView",
