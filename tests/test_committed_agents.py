@@ -21,7 +21,7 @@ def test_a_committed_policy_loads_by_name_and_plays_legal_moves_in_its_game(name
     header = load_policy(CHECKPOINTS / f"{name}.safetensors")[1]
     assert header.game == game.encoding.game_name
     report = tournament(  # a policy plays any seat of any player count
-        [agent, "random"],
+        [agent, "random", "random"],
         3,
         1,
         seed=3,

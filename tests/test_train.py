@@ -114,9 +114,10 @@ def test_the_pool_keeps_the_latest_snapshots_and_draws_by_weight():
 
 
 def test_shipped_configs_load(tmp_path):
-    for name in ("quick", "spinner_2p", "spinner_4p", "mexican_train_4p"):
+    for name in ("quick", "spinner_2p", "spinner_4p", "mexican_train_4p", "league_2p"):
         config = load_config(f"configs/{name}.yaml")
         assert config.num_players in (2, 4) and config.name == name
+    assert load_config("configs/league_2p.yaml").league is not None
     path = tmp_path / "c.yaml"
     path.write_text(yaml.safe_dump(tiny_config(total_timesteps=64, eval={}, checkpoint_every=0)))
     assert main(
