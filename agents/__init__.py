@@ -28,7 +28,11 @@ BASELINES: dict[str, type[Agent]] = {
 }
 
 CHECKPOINTS = Path(__file__).parent / "checkpoints"
-COMMITTED: dict[str, str] = {"spinner_2p": "spinner"}
+COMMITTED: dict[str, str] = {
+    "spinner_2p": "spinner",
+    "spinner_4p": "spinner",
+    "mexican_train_4p": "mexican_train",
+}
 """The committed policies (``checkpoints/<name>.safetensors``) by name, and each one's game."""
 DEFAULT_CHECKPOINT = CHECKPOINTS / "spinner_2p.safetensors"
 """The committed 2-player Spinner policy; the spec ``checkpoint`` names it."""
