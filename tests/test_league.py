@@ -14,7 +14,7 @@ from safetensors.torch import load_file
 from spinner_env.agents import RandomAgent, make_agent
 from spinner_env.agents.heuristic import HeuristicWeights
 from spinner_env.train.config import LeagueConfig, TrainConfig
-from spinner_env.train.league import League, pfsp_weights, train_league, win_rate
+from spinner_env.train.league import League, LeagueRun, pfsp_weights, train_league, win_rate
 from spinner_env.train.ppo import train
 
 
@@ -133,3 +133,14 @@ def test_league_configs_need_the_batched_backend_and_spinner_league():
         TrainConfig.from_dict(tiny_league(generations=0))
     with pytest.raises(ValueError, match="spinner-league"):
         train(tiny_league(), progress_bar=False)
+
+
+def test_an_exploiter_starts_from_fresh_weights_or_the_main_agents(tmp_path):
+    def first_exploiter_matches_main(start: str) -> bool:
+        config = TrainConfig.from_dict(tiny_league(exploiter_start=start))
+        run = LeagueRun(config, tmp_path / start, progress_bar=False)
+        main, exploiter = run.main.policy.state_dict(), run.exploiters[0].model.policy.state_dict()
+        return all(torch.equal(main[k], exploiter[k]) for k in main)
+
+    assert first_exploiter_matches_main("main")
+    assert not first_exploiter_matches_main("fresh")

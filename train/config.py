@@ -130,13 +130,16 @@ class LeagueConfig:
     (the latest ``opponents.max_snapshots``) and frozen exploiters, each weighted
     ``(1 - p) ** pfsp_exponent`` where p is how often the main agent beats it, measured
     over ``win_rate_episodes`` episodes every generation. An exploiter that beats the
-    main agent in ``exploiter_reset`` of its episodes or more is reset to fresh weights.
+    main agent in ``exploiter_reset`` of its episodes or more is reset; an exploiter
+    starts (and restarts) from fresh weights, or from the main agent's current weights
+    (``exploiter_start: main``, as AlphaStar's restart from the supervised agent).
     """
 
     generations: int = 4
     exploiters: int = 1
     exploiter_steps: int = 50_000
     exploiter_reset: float = 0.6
+    exploiter_start: Literal["fresh", "main"] = "fresh"
     self_play: float = 0.2
     pfsp_exponent: float = 2.0
     heuristic_variants: int = 4

@@ -18,7 +18,8 @@ Training runs in generations (the config's ``league`` section, :class:`LeagueCon
    ``opponents.max_snapshots``) and becomes the exploiters' only opponent;
 3. each exploiter trains ``exploiter_steps`` against it, and a frozen copy joins the
    league; an exploiter that beats the main agent in ``exploiter_reset`` of its episodes
-   has done its job and starts again from fresh weights;
+   has done its job and starts again (from fresh weights, or from the main agent's with
+   ``exploiter_start: main``);
 4. the main agent's win rate against every member is measured again
    (``win_rate_episodes`` episodes each, on the batched engine), which sets the next
    generation's PFSP weights.
@@ -244,11 +245,15 @@ class LeagueRun:
         ]
 
     def _fresh_exploiter(self, index: int, generation: int) -> MaskablePPO:
-        """A new exploiter learner whose only opponent is the main agent's latest copy."""
+        """A new exploiter learner whose only opponent is the main agent's latest copy,
+        from fresh weights or the main agent's (``league.exploiter_start``)."""
         seed = self.config.seed + 1000 * (index + 1) + generation
         env = make_training_env(self.config, lambda rng, count: [self.league.latest] * count)
         env.seed(seed)
-        return make_model(self.config, env, self.out / "tb", seed)
+        model = make_model(self.config, env, self.out / "tb", seed)
+        if self.settings.exploiter_start == "main":
+            model.policy.load_state_dict(self.main.policy.state_dict())
+        return model
 
     def run(self) -> Path:
         config, settings = self.config, self.settings
