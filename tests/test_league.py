@@ -110,6 +110,7 @@ def test_an_exploiter_that_beats_the_main_agent_is_reset(tmp_path):
     train_league(tiny_league(exploiter_reset=0.0), tmp_path, progress_bar=False)
     history = json.loads((tmp_path / "league.json").read_text())
     assert [g["exploiter_resets"] for g in history] == [[], [True], [True]]
+    assert all(0 <= rate <= 1 for g in history for rate in g["exploiter_win_rates"])
     members = set(history[-1]["win_rates"])  # max_snapshots: 1 of each kind
     assert "exploiter1_2" in members and "exploiter1_1" not in members
     assert (tmp_path / "matrix.png").stat().st_size > 0

@@ -30,9 +30,10 @@ with ``reward: hand_score``, scoring better than the others' mean in the hand.
 Writes under ``out_dir``: ``config.yaml``, TensorBoard logs (``tb/``: the main agent's
 training, ``league/win_rate/<member>`` and ``league/pfsp/<member>`` per generation), the
 main agent's policy (``<name>.safetensors``) and model (``final.zip``), ``league.json``
-(every generation's win rates and exploiter resets) and ``matrix.png`` (every member
-against every other at the end). Search players are not league members: they play
-through Python at tens of moves per second, against thousands of steps per second here.
+(every generation's win rates, the exploiters' against the main agent, their resets) and
+``matrix.png`` (every member against every other at the end). Search players are not
+league members: they play through Python at their time budget per move, against
+thousands of steps per second here.
 """
 
 from __future__ import annotations
@@ -190,6 +191,8 @@ def win_rate(player: Any, opponent: Any, config: TrainConfig, episodes: int, see
     )
     player = as_batched(player, env.rules)
     batch.reset(seed)
+    if callable(getattr(player, "seed", None)):  # a sampling policy: its draws replay too
+        player.seed(seed)
     totals = np.zeros(episodes)
     finished = np.zeros(episodes, bool)
     result = np.zeros(episodes)
@@ -278,13 +281,14 @@ class LeagueRun:
             copy = snapshot(self.main.policy, steps)
             self.league.latest = copy
             self.league.add(copy.name, copy, "snapshot")
-            resets = [self._train_exploiter(i, generation) for i in range(len(self.exploiters))]
-            self._measure(generation, resets)
+            exploiters = [self._train_exploiter(i, generation) for i in range(len(self.exploiters))]
+            self._measure(generation, exploiters)
         return self._finish()
 
-    def _train_exploiter(self, index: int, generation: int) -> bool:
+    def _train_exploiter(self, index: int, generation: int) -> tuple[float, bool]:
         """Train exploiter ``index`` against the main agent's latest copy, add its frozen
-        copy to the league, and reset it if it beats the main agent often enough."""
+        copy to the league, and reset it if it beats the main agent often enough; return
+        its win rate against the main agent and whether it was reset."""
         exploiter = self.exploiters[index]
         exploiter.model.learn(
             self.settings.exploiter_steps,
@@ -303,14 +307,14 @@ class LeagueRun:
             self.settings.win_rate_episodes,
             self.config.seed + generation,
         )
-        if rate >= self.settings.exploiter_reset:
+        reset = rate >= self.settings.exploiter_reset
+        if reset:
             exploiter.model = self._fresh_exploiter(index, generation)
             exploiter.resets += 1
             exploiter.steps = 0
-            return True
-        return False
+        return rate, reset
 
-    def _measure(self, generation: int, resets: Sequence[bool] = ()) -> None:
+    def _measure(self, generation: int, exploiters: Sequence[tuple[float, bool]] = ()) -> None:
         """The main agent's win rate against every member (the PFSP weights), logged."""
         main = snapshot(self.main.policy, self.main.num_timesteps)
         main.deterministic = True
@@ -335,7 +339,8 @@ class LeagueRun:
                 "steps": self.main.num_timesteps,
                 "win_rates": dict(league.win_rates),
                 "pfsp": weights,
-                "exploiter_resets": list(resets),
+                "exploiter_win_rates": [rate for rate, _ in exploiters],
+                "exploiter_resets": [reset for _, reset in exploiters],
             }
         )
         if self.progress_bar:
