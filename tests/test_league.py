@@ -14,7 +14,14 @@ from safetensors.torch import load_file
 from spinner_env.agents import RandomAgent, make_agent
 from spinner_env.agents.heuristic import HeuristicWeights
 from spinner_env.train.config import LeagueConfig, TrainConfig
-from spinner_env.train.league import League, LeagueRun, pfsp_weights, train_league, win_rate
+from spinner_env.train.league import (
+    League,
+    LeagueRun,
+    pfsp_weights,
+    train_league,
+    win_rate,
+)
+from spinner_env.train.league import main as league_main
 from spinner_env.train.ppo import train
 
 
@@ -145,3 +152,12 @@ def test_an_exploiter_starts_from_fresh_weights_or_the_main_agents(tmp_path):
 
     assert first_exploiter_matches_main("main")
     assert not first_exploiter_matches_main("fresh")
+
+
+def test_spinner_league_refuses_a_config_without_a_league_in_one_line(capsys, tmp_path):
+    with pytest.raises(SystemExit) as exit_:
+        league_main(["--config", "configs/quick.yaml", "--out-dir", str(tmp_path / "run")])
+    error = capsys.readouterr().err
+    assert exit_.value.code == 2 and error.count("\n") == 1
+    assert "no league section: train it with spinner-train" in error
+    assert not (tmp_path / "run").exists()

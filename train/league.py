@@ -53,11 +53,12 @@ from spinner_env.agents.heuristic import HeuristicAgent, HeuristicWeights
 from spinner_env.agents.mexican_train_heuristic import MexicanTrainWeights
 from spinner_env.agents.policy import SUFFIX as POLICY_SUFFIX
 from spinner_env.agents.policy import save_policy
-from spinner_env.train.cli import ArgumentParser, fail_cleanly
-from spinner_env.train.config import LeagueConfig, TrainConfig, load_config
+from spinner_env.train.cli import fail_cleanly
+from spinner_env.train.config import LeagueConfig, TrainConfig
 from spinner_env.train.evaluate import save_figure
 from spinner_env.train.ppo import (
     EvaluationCallback,
+    config_of,
     init_weights,
     limit_threads,
     make_model,
@@ -65,6 +66,7 @@ from spinner_env.train.ppo import (
     prepare_run_dir,
     save_model,
     snapshot,
+    training_parser,
 )
 from stable_baselines3.common.logger import configure as configure_logger
 from stable_baselines3.common.utils import set_random_seed
@@ -426,26 +428,14 @@ def train_league(
 
 
 def main(argv: Sequence[str] | None = None) -> Path:
-    parser = ArgumentParser("spinner-league", "league training (main agent, exploiters, PFSP)")
-    parser.add_argument("--config", required=True, type=Path)
-    parser.add_argument("--out-dir", type=Path, default=None, help="overrides the config's out_dir")
-    parser.add_argument("--total-timesteps", type=int, default=None, help="overrides the config")
-    parser.add_argument("--seed", type=int, default=None, help="overrides the config")
+    parser = training_parser("spinner-league", "league training (main agent, exploiters, PFSP)")
     parser.add_argument(
         "--overwrite", action="store_true", help="delete the run in out_dir and start again"
     )
-    parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
     with fail_cleanly(parser, args.debug):
-        config = load_config(args.config)
-        overrides: dict[str, Any] = {}
-        for key in ("total_timesteps", "seed"):
-            if getattr(args, key) is not None:
-                overrides[key] = getattr(args, key)
-        if args.out_dir is not None:
-            overrides["out_dir"] = str(args.out_dir)
         return train_league(
-            config.replace(**overrides), progress_bar=not args.no_progress, overwrite=args.overwrite
+            config_of(args), progress_bar=not args.no_progress, overwrite=args.overwrite
         )
 
 

@@ -238,9 +238,7 @@ class EvaluationCallback(PeriodicCallback):
         self.config = config
         self.matches = matches
         encoding = game_spec(config.game).encoding
-        self.opponents = [
-            make_agent(spec, seed=config.seed, encoding=encoding) for spec in against
-        ]
+        self.opponents = [make_agent(spec, seed=config.seed, encoding=encoding) for spec in against]
         self.history: list[tuple[int, str, Estimate]] = []
 
     def on_schedule(self) -> None:
@@ -424,8 +422,9 @@ def train(
     return policy_path
 
 
-def main(argv: Sequence[str] | None = None) -> Path:
-    parser = ArgumentParser("spinner-train", "MaskablePPO self-play training")
+def training_parser(prog: str, description: str) -> ArgumentParser:
+    """A training command's arguments: the config, its overrides, ``--no-progress``."""
+    parser = ArgumentParser(prog, description)
     parser.add_argument("--config", required=True, type=Path)
     parser.add_argument("--out-dir", type=Path, default=None, help="overrides the config's out_dir")
     parser.add_argument("--total-timesteps", type=int, default=None, help="overrides the config")
@@ -436,6 +435,23 @@ def main(argv: Sequence[str] | None = None) -> Path:
         default=None,
         help="start from these weights (a .zip model or a .safetensors policy file)",
     )
+    parser.add_argument("--no-progress", action="store_true")
+    return parser
+
+
+def config_of(args: Any) -> TrainConfig:
+    """The config file of :func:`training_parser`'s arguments, with their overrides."""
+    config = load_config(args.config)
+    overrides: dict[str, Any] = {}
+    for key in ("total_timesteps", "seed", "init_from", "out_dir"):
+        value = getattr(args, key)
+        if value is not None:
+            overrides[key] = str(value) if isinstance(value, Path) else value
+    return config.replace(**overrides)
+
+
+def main(argv: Sequence[str] | None = None) -> Path:
+    parser = training_parser("spinner-train", "MaskablePPO self-play training")
     existing = parser.add_mutually_exclusive_group()
     existing.add_argument(
         "--resume",
@@ -445,18 +461,10 @@ def main(argv: Sequence[str] | None = None) -> Path:
     existing.add_argument(
         "--overwrite", action="store_true", help="delete the run in out_dir and start again"
     )
-    parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
     with fail_cleanly(parser, args.debug):
-        config = load_config(args.config)
-        overrides: dict[str, Any] = {}
-        for key in ("total_timesteps", "seed", "init_from", "out_dir"):
-            value = getattr(args, key)
-            if value is not None:
-                overrides[key] = str(value) if isinstance(value, Path) else value
-        config = config.replace(**overrides)
         return train(
-            config,
+            config_of(args),
             progress_bar=not args.no_progress,
             resume=args.resume,
             overwrite=args.overwrite,
