@@ -119,8 +119,8 @@ def test_users_own_agents_and_train_next_to_an_installed_spinner_env(installed, 
 
 @pytest.mark.parametrize(
     "script",
-    ["spinner-train", "spinner-evaluate", "spinner-exploit", "spinner-policy", "spinner-play",
-     "spinner-web", "spinner-demo"],
+    ["spinner-train", "spinner-league", "spinner-evaluate", "spinner-exploit", "spinner-policy",
+     "spinner-play", "spinner-web", "spinner-demo"],
 )  # fmt: skip
 def test_console_scripts_run_from_the_installed_wheel(installed, tmp_path, script):
     python, _ = installed
