@@ -200,8 +200,17 @@ class TrainConfig:
             spec.raw_env(num_players=self.num_players, **self.env)
         except (ValueError, TypeError) as error:
             raise ValueError(f"env: {error}") from error
-        if self.league is not None and self.backend != "batched":
-            raise ValueError("league: league training needs backend: batched")
+        if self.league is not None:
+            if self.backend != "batched":
+                raise ValueError("league: league training needs backend: batched")
+            # A league snapshots the main agent once a generation and keeps no checkpoints.
+            for key, value in (
+                ("opponents.snapshot_every", self.opponents.snapshot_every),
+                ("opponents.snapshot_weight", self.opponents.snapshot_weight),
+                ("checkpoint_every", self.checkpoint_every),
+            ):
+                if value:
+                    raise ValueError(f"{key}: not used with a league section; leave it out")
         if self.init_from is not None and not Path(self.init_from).is_file():
             raise ValueError(f"init_from: no such file {self.init_from!r}")
 
