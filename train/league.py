@@ -72,16 +72,16 @@ from stable_baselines3.common.logger import configure as configure_logger
 from stable_baselines3.common.utils import set_random_seed
 from tqdm import tqdm
 
+from spinner_env.batched.vector import LearnerBatch, as_batched
 from spinner_env.files import write_text_atomic
 from spinner_env.games import game_spec
-from spinner_env.vector import LearnerBatch, as_batched
 
 Kind = Literal["style", "snapshot", "exploiter"]
 
 
 @dataclass
 class Member:
-    """A frozen league member: anything ``spinner_env.vector.as_batched`` plays."""
+    """A frozen league member: anything ``spinner_env.batched.vector.as_batched`` plays."""
 
     name: str
     agent: Any
@@ -118,7 +118,7 @@ def jittered_heuristic(rng: np.random.Generator, jitter: float) -> HeuristicAgen
 @dataclass
 class League:
     """The members, their PFSP weights, and the opponent sampler of the main agent
-    (``league(rng, count)``, as ``spinner_env.vector.LearnerBatch`` calls it).
+    (``league(rng, count)``, as ``spinner_env.batched.vector.LearnerBatch`` calls it).
 
     ``styles`` are agent specs with prior weights; ``heuristic_variants`` jittered
     heuristics join them (prior 1 each), drawn from ``seed``. Snapshots and exploiters
