@@ -180,6 +180,17 @@ def sample_legal(mask: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
 
 
 # ------------------------------------------------------------------ the Python API
+def env_params(reward: str, episode: str, learner_seat: int | None) -> dict[str, Any]:
+    """The env options every game's ``Params`` ends with (``hand_score_reward``,
+    ``hand_episode``, ``random_learner``, ``learner_seat``), as plain numbers."""
+    return {
+        "hand_score_reward": reward == "hand_score",
+        "hand_episode": episode == "hand",
+        "random_learner": learner_seat is None,
+        "learner_seat": learner_seat or 0,
+    }
+
+
 class BatchedEngine:
     """B games of one game stepped together; a game's engine subclasses it.
 
@@ -290,6 +301,7 @@ __all__ = [
     "LEARNER_DRAW",
     "BatchStep",
     "BatchedEngine",
+    "env_params",
     "next_uniform",
     "sample_legal",
 ]

@@ -41,6 +41,7 @@ from spinner_env.batched.core import (
     _add_outcome,
     _drawn_from_seed,
     _shuffle_range,
+    env_params,
 )
 from spinner_env.batched.numba_cache import drop_stale_cache
 from spinner_env.mexican_train import (
@@ -139,6 +140,19 @@ class Params(NamedTuple):
     hand_episode: bool
     random_learner: bool
     learner_seat: int
+
+    @classmethod
+    def of(
+        cls, rules: MexicanTrainRules, *, reward: str, episode: str, learner_seat: int | None
+    ) -> Params:
+        """The numbers for ``rules`` and the env options (as :class:`BatchedEngine`'s)."""
+        return cls(
+            num_players=rules.num_players,
+            hand_size=rules.hand_size,
+            num_rounds=rules.num_rounds,
+            double_blank_50=rules.double_blank_50,
+            **env_params(reward, episode, learner_seat),
+        )
 
 
 # ------------------------------------------------------------------ the deal (M2)
@@ -492,15 +506,8 @@ class BatchedMexicanTrain(BatchedEngine):
             episode=episode,
             learner_seat=learner_seat,
         )
-        self.params = Params(
-            num_players=self.rules.num_players,
-            hand_size=self.rules.hand_size,
-            num_rounds=self.rules.num_rounds,
-            double_blank_50=self.rules.double_blank_50,
-            hand_score_reward=reward == "hand_score",
-            hand_episode=episode == "hand",
-            random_learner=learner_seat is None,
-            learner_seat=learner_seat or 0,
+        self.params = Params.of(
+            self.rules, reward=reward, episode=episode, learner_seat=learner_seat
         )
 
 

@@ -232,6 +232,36 @@ def heuristic_actions_from_obs(
     return actions
 
 
+@njit(cache=True, inline="always")
+def compiled_action(
+    game: np.record,
+    p: Params,
+    mask: np.ndarray,
+    legal: int,
+    kind: int,
+    heuristic_weights: np.ndarray,
+    rng_state: np.ndarray,
+) -> int:
+    """The action a seat of ``kind`` chooses among ``legal`` (two or more) legal actions of
+    ``mask``; -1 for ``OPPONENT_EXTERNAL`` (Python chooses). As
+    :func:`spinner_env.batched.spinner_opponents.compiled_action`, for Mexican Train."""
+    if kind == OPPONENT_RANDOM:
+        return _kth_legal(mask, int(next_uniform(rng_state) * legal))
+    if kind == OPPONENT_GREEDY:  # the heaviest tile, the lowest id among equals
+        action = -1
+        best = -1
+        for a in range(NUM_SLOTS * NUM_TILES):
+            if mask[a]:
+                points = _tile_points(a % NUM_TILES, p.double_blank_50)
+                if action < 0 or points > best:
+                    action = a
+                    best = points
+        return action
+    if kind >= OPPONENT_HEURISTIC:
+        return heuristic_action(game, p, mask, heuristic_weights[kind - OPPONENT_HEURISTIC])
+    return -1
+
+
 @njit(cache=True)
 def advance_to_learner(
     games: np.ndarray,
@@ -262,22 +292,10 @@ def advance_to_learner(
                 action = _kth_legal(mask, 0)
             elif seat == game.learner:
                 break
-            elif kind == OPPONENT_RANDOM:
-                action = _kth_legal(mask, int(next_uniform(rng_state) * legal))
-            elif kind == OPPONENT_GREEDY:  # the heaviest tile, the lowest id among equals
-                action = -1
-                best = -1
-                for a in range(NUM_SLOTS * NUM_TILES):
-                    if mask[a]:
-                        points = _tile_points(a % NUM_TILES, p.double_blank_50)
-                        if action < 0 or points > best:
-                            action = a
-                            best = points
-            elif kind >= OPPONENT_HEURISTIC:
-                weights = heuristic_weights[kind - OPPONENT_HEURISTIC]
-                action = heuristic_action(game, p, mask, weights)
             else:
-                break
+                action = compiled_action(game, p, mask, legal, kind, heuristic_weights, rng_state)
+                if action < 0:
+                    break
             learner = game.learner
             out.rewards[b, :] = 0.0
             if _play(game, p, action):
@@ -300,6 +318,7 @@ __all__ = [
     "WEIGHT_NAMES",
     "action_points",
     "advance_to_learner",
+    "compiled_action",
     "heuristic_action",
     "heuristic_actions",
     "heuristic_actions_from_obs",

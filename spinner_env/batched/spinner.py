@@ -42,6 +42,7 @@ from spinner_env.batched.core import (
     _add_outcome,
     _drawn_from_seed,
     _shuffle_range,
+    env_params,
     sample_legal,
 )
 from spinner_env.batched.numba_cache import drop_stale_cache
@@ -164,6 +165,21 @@ class Params(NamedTuple):
     hand_episode: bool
     random_learner: bool
     learner_seat: int
+
+    @classmethod
+    def of(
+        cls, rules: SpinnerRules, *, reward: str, episode: str, learner_seat: int | None
+    ) -> Params:
+        """The numbers for ``rules`` and the env options (as :class:`BatchedEngine`'s)."""
+        return cls(
+            num_players=rules.num_players,
+            hand_size=rules.hand_size,
+            num_hands=rules.num_hands,
+            draw_until_playable=rules.draw_until_playable,
+            shortened=rules.shortened,
+            seeded_first_dealer=rules.seeded_first_dealer,
+            **env_params(reward, episode, learner_seat),
+        )
 
 
 # ------------------------------------------------------------------ the deal (S2.4)
@@ -502,17 +518,8 @@ class BatchedSpinner(BatchedEngine):
             episode=episode,
             learner_seat=learner_seat,
         )
-        self.params = Params(
-            num_players=self.rules.num_players,
-            hand_size=self.rules.hand_size,
-            num_hands=self.rules.num_hands,
-            draw_until_playable=self.rules.draw_until_playable,
-            shortened=self.rules.shortened,
-            seeded_first_dealer=self.rules.seeded_first_dealer,
-            hand_score_reward=reward == "hand_score",
-            hand_episode=episode == "hand",
-            random_learner=learner_seat is None,
-            learner_seat=learner_seat or 0,
+        self.params = Params.of(
+            self.rules, reward=reward, episode=episode, learner_seat=learner_seat
         )
 
 

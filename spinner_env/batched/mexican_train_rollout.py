@@ -1,0 +1,96 @@
+"""Rollouts of reference Mexican Train positions on the batched engine (the search players'
+fast path).
+
+:class:`MexicanTrainRollouts` is :class:`spinner_env.batched.rollout.BatchedRollouts` for
+Mexican Train: :func:`load_state` copies a
+:class:`~spinner_env.mexican_train.MexicanTrainState` into the compiled engine's
+:data:`~spinner_env.batched.mexican_train.GAME` record, and the compiled loop plays it out
+with the compiled opponents of :mod:`~spinner_env.batched.mexican_train_opponents`.
+
+The engines agree decision by decision and the compiled greedy and heuristic decide as
+``GreedyAgent`` and ``MexicanTrainHeuristicAgent`` do
+(``tests/test_batched_mexican_train.py``), so a greedy or heuristic rollout here ends
+exactly as the same rollout on the reference engine (``tests/test_search_rollouts.py``
+checks it); random rollouts draw from the engine's own splitmix64 stream, seeded by the
+caller.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from spinner_env.batched.mexican_train import (
+    DECK_SIZE,
+    MEXICAN_TRAIN,
+    BatchedMexicanTrain,
+    Params,
+    _finish_round,
+    _legal_mask,
+    _play,
+)
+from spinner_env.batched.mexican_train_opponents import compiled_action
+from spinner_env.batched.rollout import BatchedRollouts, CompiledRules
+from spinner_env.mexican_train import MEXICAN, MexicanTrainRules, MexicanTrainState
+
+
+def _train_id(train: int) -> int:
+    """The record's id of a reference train id (the Mexican train is -1 there)."""
+    return MEXICAN_TRAIN if train == MEXICAN else train
+
+
+def load_state(game: np.void, state: MexicanTrainState) -> None:
+    """Write the round in play of ``state`` into the record ``game`` (hands, boneyard,
+    trains with their open ends and markers, unsatisfied doubles, the extra placement,
+    voids, totals, seed, whose turn): the engine goes on from there exactly as ``state``
+    would. The order of a hand does not matter to the engine, nor the order of the
+    placement log (only observations show it, as a set)."""
+    n = state.num_players
+    hands, sizes = game["hands"], game["hand_sizes"]
+    sizes[:] = 0
+    for seat, hand in enumerate(state.hands):
+        hands[seat, : len(hand)] = [t.index for t in hand]
+        sizes[seat] = len(hand)
+    top = DECK_SIZE - len(state.boneyard)
+    game["deck"][top:] = [t.index for t in state.boneyard]  # M4.2 draws from the top
+    game["top"] = top
+    game["open_ends"][:] = state.engine_value  # M3.1; trains past the seats stay so
+    game["markers"][:] = 0
+    placed = 0
+    for train in state.train_ids():
+        on_train = state.trains[train]
+        tiles = [t.index for t in on_train.tiles]
+        game["layout"][placed : placed + len(tiles)] = tiles
+        game["layout_train"][placed : placed + len(tiles)] = _train_id(train)
+        placed += len(tiles)
+        game["open_ends"][_train_id(train)] = on_train.open_end
+        game["markers"][_train_id(train)] = on_train.marker
+    game["layout_size"] = placed
+    game["unsatisfied"][: len(state.unsatisfied)] = [_train_id(t) for t in state.unsatisfied]
+    game["num_unsatisfied"] = len(state.unsatisfied)
+    game["extra_placement"] = state.extra_placement
+    voids = game["voids"]
+    voids[:, :] = 0
+    for seat in range(n):
+        voids[seat, list(state.voids[seat])] = 1
+    game["totals"][:] = 0
+    game["totals"][:n] = state.totals
+    game["seed"] = state.seed
+    game["hand_number"] = state.hand_number
+    game["current"] = state.current
+    game["drew"] = state.drew_this_turn
+    game["learner"] = 0
+
+
+class MexicanTrainRollouts(BatchedRollouts):
+    """Mexican Train positions played out together by a compiled policy
+    (``BatchedRollouts``' arguments; ``heuristic_weights`` rows are
+    ``MexicanTrainWeights.as_array()``)."""
+
+    engine = BatchedMexicanTrain
+    rules_class = MexicanTrainRules
+    params_class = Params
+    compiled = CompiledRules(_legal_mask, _play, _finish_round, compiled_action)
+    load_state = staticmethod(load_state)
+
+
+__all__ = ["MexicanTrainRollouts", "load_state"]

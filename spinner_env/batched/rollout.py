@@ -1,0 +1,258 @@
+"""Rollouts of reference positions on a batched engine, whatever the game (the search
+players' fast path).
+
+A search player looks ahead on copies of the reference engine's state, but playing a
+position out to the end with a Python policy costs milliseconds: most of a search's time.
+:class:`BatchedRollouts` copies positions into a batched engine's game records (each
+game's ``load_state``) and plays them all to the end of the hand, or of the match, in one
+compiled call, every seat choosing as a compiled opponent kind (``OPPONENT_RANDOM``,
+``OPPONENT_GREEDY``, ``OPPONENT_HEURISTIC`` of :mod:`~spinner_env.batched.spinner_opponents`).
+Each seat's score is what ``spinner_env.aec`` would give it: ``hand_score_difference`` of
+the hand's points (S7, M6.2) or ``zero_sum_outcome`` of the match totals (S7.2, M6.3),
+computed by the engine's own hand end.
+
+One compiled loop (:func:`_play_out`) serves every game: it calls the rules through the
+stubs :func:`legal_mask`, :func:`play`, :func:`finish_hand` and :func:`compiled_action`,
+which numba resolves, by the type of the game's ``Params``, to the functions the game's
+subclass of :class:`BatchedRollouts` names (``numba.extending.overload``). A loop taking
+the functions as arguments would do the same, but numba does not cache a function that
+takes functions, and compiling it costs seconds.
+
+The games' rollouts: :class:`spinner_env.batched.spinner_rollout.SpinnerRollouts` and
+:class:`spinner_env.batched.mexican_train_rollout.MexicanTrainRollouts`.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar, NamedTuple
+
+import numpy as np
+from numba import njit
+from numba.extending import overload
+
+from spinner_env.aec import hand_score_difference, zero_sum_outcome
+from spinner_env.batched.core import BatchedEngine, BatchStep, _kth_legal, _legal_count
+from spinner_env.batched.numba_cache import drop_stale_cache
+from spinner_env.match import MatchState
+
+
+class CompiledRules(NamedTuple):
+    """A game's compiled functions that :func:`_play_out` calls (see the stubs)."""
+
+    legal_mask: Callable[..., None]
+    play: Callable[..., bool]
+    finish_hand: Callable[..., None]
+    compiled_action: Callable[..., int]
+
+
+_GAMES: dict[type, CompiledRules] = {}
+"""Every game's compiled functions by its ``Params`` class (:class:`BatchedRollouts`
+subclasses add theirs)."""
+
+
+def _registered(params_type: Any) -> CompiledRules | None:
+    return _GAMES.get(getattr(params_type, "instance_class", None))
+
+
+def legal_mask(game: np.record, p: Any, mask: np.ndarray) -> None:
+    """Stub: the game's ``_legal_mask`` (the legal actions of the seat to act)."""
+    raise NotImplementedError("compiled code only")
+
+
+def play(game: np.record, p: Any, action: int) -> bool:
+    """Stub: the game's ``_play`` (play a legal action; whether the hand ended)."""
+    raise NotImplementedError("compiled code only")
+
+
+def finish_hand(game: np.record, p: Any, next_seed: np.ndarray, out: BatchStep, b: int) -> None:
+    """Stub: the game's hand end (score it into ``out``, deal on or end the episode)."""
+    raise NotImplementedError("compiled code only")
+
+
+def compiled_action(
+    game: np.record,
+    p: Any,
+    mask: np.ndarray,
+    legal: int,
+    kind: int,
+    heuristic_weights: np.ndarray,
+    rng_state: np.ndarray,
+) -> int:
+    """Stub: the game's compiled opponents' ``compiled_action``."""
+    raise NotImplementedError("compiled code only")
+
+
+# numba requires an overload's parameters to be the implementation's to the letter,
+# annotations included: hence none here.
+@overload(legal_mask)
+def _legal_mask_of(game, p, mask) -> Callable[..., None] | None:
+    rules = _registered(p)
+    if rules is None:
+        return None
+    impl = rules.legal_mask
+    return lambda game, p, mask: impl(game, p, mask)
+
+
+@overload(play)
+def _play_of(game, p, action) -> Callable[..., bool] | None:
+    rules = _registered(p)
+    if rules is None:
+        return None
+    impl = rules.play
+    return lambda game, p, action: impl(game, p, action)
+
+
+@overload(finish_hand)
+def _finish_hand_of(game, p, next_seed, out, b) -> Callable[..., None] | None:
+    rules = _registered(p)
+    if rules is None:
+        return None
+    impl = rules.finish_hand
+    return lambda game, p, next_seed, out, b: impl(game, p, next_seed, out, b)
+
+
+@overload(compiled_action)
+def _compiled_action_of(
+    game, p, mask, legal, kind, heuristic_weights, rng_state
+) -> Callable[..., int] | None:
+    rules = _registered(p)
+    if rules is None:
+        return None
+    impl = rules.compiled_action
+    return lambda game, p, mask, legal, kind, heuristic_weights, rng_state: impl(
+        game, p, mask, legal, kind, heuristic_weights, rng_state
+    )
+
+
+@njit(cache=True)
+def _play_out(
+    games: np.ndarray,
+    p: Any,
+    kinds: np.ndarray,
+    heuristic_weights: np.ndarray,
+    seeds: np.ndarray,
+    out: BatchStep,
+) -> None:
+    """Play every game to its episode's end (``p``: the hand or the match), seat s
+    choosing as ``kinds[s]`` and random choices of game b drawn from the stream seeded by
+    ``seeds[b]``; ``out.rewards[b]`` keeps every seat's score."""
+    next_seed = np.zeros(1, np.uint64)  # the episode after the end is never looked at
+    rng_state = np.zeros(1, np.uint64)
+    for b in range(games.shape[0]):
+        game = games[b]
+        rng_state[0] = seeds[b]
+        mask = out.mask[b]
+        out.done[b] = False
+        legal_mask(game, p, mask)
+        while True:
+            legal = _legal_count(mask)
+            if legal == 1:
+                action = _kth_legal(mask, 0)
+            else:
+                action = compiled_action(
+                    game, p, mask, legal, kinds[game.current], heuristic_weights, rng_state
+                )
+            out.rewards[b, :] = 0.0
+            if play(game, p, action):
+                finish_hand(game, p, next_seed, out, b)
+                if out.done[b]:
+                    break
+            legal_mask(game, p, mask)
+
+
+class BatchedRollouts(ABC):
+    """Positions of one game played out together by a compiled policy.
+
+    A game subclasses it with its batched engine (its record and sizes), its rules
+    class, its ``Params`` (with ``Params.of``), its :class:`CompiledRules` and
+    :meth:`load_state`.
+
+    Args:
+        rules: the positions' rules (``state.rules``; one set for all).
+        kind: the ``OPPONENT_*`` kind every seat plays (not ``OPPONENT_EXTERNAL``).
+        heuristic_weights: the weights of the game's compiled heuristic, one row each
+            (``as_array()`` of the game's heuristic weights).
+        to_match_end: score the match outcome at the end of the match rather than the
+            hand's points at the end of the hand.
+    """
+
+    engine: ClassVar[type[BatchedEngine]]
+    rules_class: ClassVar[type]
+    params_class: ClassVar[Any]
+    compiled: ClassVar[CompiledRules]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        _GAMES[cls.params_class] = cls.compiled
+
+    def __init__(
+        self,
+        rules: Any,
+        kind: int,
+        heuristic_weights: np.ndarray,
+        *,
+        to_match_end: bool = False,
+    ) -> None:
+        if not isinstance(rules, self.rules_class):
+            raise ValueError(f"rules must be {self.rules_class.__name__}, got {rules!r}")
+        self.num_players = rules.num_players
+        self.to_match_end = to_match_end
+        self.games = np.zeros(0, self.engine.game_dtype)
+        self.out = self._outputs(0)
+        self.kinds = np.full(self.engine.max_players, kind, np.int64)
+        self.heuristic_weights = np.atleast_2d(np.asarray(heuristic_weights, np.float64))
+        self.seeds = np.zeros(0, np.uint64)
+        episode = "match" if to_match_end else "hand"
+        reward = "match" if to_match_end else "hand_score"
+        self.params = self.params_class.of(rules, reward=reward, episode=episode, learner_seat=0)
+
+    def _outputs(self, count: int) -> BatchStep:
+        engine = self.engine
+        return BatchStep.zeros(count, engine.obs_size, engine.num_actions, engine.max_players)
+
+    @staticmethod
+    @abstractmethod
+    def load_state(game: np.void, state: Any) -> None:
+        """Write the hand in play of ``state`` into the record ``game``."""
+
+    def play_out(self, states: Sequence[MatchState], seed: int) -> np.ndarray:
+        """Every seat's score (rows: ``states``; columns: seats) once each state is played
+        to the end; ``seed`` starts the random stream of every state's random seats."""
+        count = len(states)
+        if count > len(self.games):  # grown, never shrunk: the next call reuses the records
+            self.games = np.zeros(count, self.engine.game_dtype)
+            self.out = self._outputs(count)
+            self.seeds = np.zeros(count, np.uint64)
+        scores = np.zeros((count, self.num_players))
+        in_play: list[int] = []
+        for b, state in enumerate(states):
+            if state.hand_over and self.to_match_end and not state.match_over:
+                state = state.copy()
+                state.start_next_hand()  # S2.3, M2.2
+            if state.hand_over:  # the search's own move ended it (S6.4, M6.1): nothing to play
+                scores[b] = (
+                    zero_sum_outcome(state.totals)
+                    if self.to_match_end
+                    else hand_score_difference(state.results[-1].points)
+                )
+            else:
+                self.load_state(self.games[len(in_play)], state)
+                in_play.append(b)
+        self.seeds[: len(in_play)] = seed
+        _play_out(
+            self.games[: len(in_play)],
+            self.params,
+            self.kinds,
+            self.heuristic_weights,
+            self.seeds,
+            self.out,
+        )
+        scores[in_play] = self.out.rewards[: len(in_play), : self.num_players]
+        return scores
+
+
+drop_stale_cache(_play_out)  # before anything compiled is loaded (see numba_cache)
+
+__all__ = ["BatchedRollouts", "CompiledRules"]
