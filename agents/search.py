@@ -25,15 +25,18 @@ scores its hand point difference, S7 / M6.2, as ``hand_score_difference``) or of
 (``score=match``: the zero-sum match outcome, S7.2 / M6.3) with ``random`` moves, or any
 agent ``make_agent`` builds (``greedy``, ``heuristic``, ``checkpoint`` or a policy file).
 
-**Engines.** A Spinner rollout by ``random``, ``greedy`` or ``heuristic`` (its default
-or own weights) runs on the batched numba engine
-(:class:`spinner_env.batched.spinner_rollout.SpinnerRollouts`: the position is copied into
-a compiled game record and played out in compiled code, with the same result as on the
-reference engine); any other rollout, and Mexican Train, plays on the reference engine
-(``copy()`` of the rules engine, a Python policy). ``engine=auto`` (the default) takes
-the batched engine where it can (numba installed), ``engine=batched`` insists on it,
-``engine=reference`` never uses it. The batched engine makes an ISMCTS iteration about 6
-times cheaper and a PIMC determinization about 18 times (``bench/bench_search.py``).
+**Engines.** A rollout by ``random``, ``greedy`` or ``heuristic`` (its default or own
+weights) runs on the game's batched numba engine
+(:class:`spinner_env.batched.spinner_rollout.SpinnerRollouts`,
+:class:`spinner_env.batched.mexican_train_rollout.MexicanTrainRollouts`: the position is
+copied into a compiled game record and played out in compiled code, with the same result
+as on the reference engine for greedy and heuristic); any other rollout (a checkpoint, a
+policy file) plays on the reference engine (``copy()`` of the rules engine, a Python
+policy). ``engine=auto`` (the default) takes the batched engine where it can (numba
+installed), ``engine=batched`` insists on it, ``engine=reference`` never uses it. With
+heuristic rollouts the batched engine makes ISMCTS about 9 (Spinner) and 7 (Mexican
+Train) times as fast and PIMC about 25 and 17 times (``bench/bench_search.py``,
+docs/search.md).
 
 **Budgets.** ``iterations`` (PIMC: ``determinizations``) is exact and reproducible: the
 agent's seed fixes every sample. ``time`` is CPU seconds of the deciding thread per
@@ -63,15 +66,16 @@ from typing import Any
 import numpy as np
 from spinner_env.agents.base import Agent, EngineView, GameView
 from spinner_env.agents.baselines import GreedyAgent
-from spinner_env.agents.heuristic import HeuristicAgent, HeuristicWeights
+from spinner_env.agents.heuristic import HeuristicAgent
 
 from spinner_env.aec import Encoding, hand_score_difference, zero_sum_outcome
 from spinner_env.belief import Belief
 from spinner_env.match import MatchState
+from spinner_env.mexican_train import MexicanTrainRules, MexicanTrainState
 from spinner_env.spinner import SpinnerRules, SpinnerState
 
 if typing.TYPE_CHECKING:  # numba loads only when a rollout first needs the batched engine
-    from spinner_env.batched.spinner_rollout import SpinnerRollouts
+    from spinner_env.batched.rollout import BatchedRollouts
 
 SCORES = ("points", "match")
 ENGINES = ("auto", "batched", "reference")
@@ -201,7 +205,7 @@ class SearchAgent(Agent):
             from spinner_env.agents import make_agent  # agents/__init__ imports this module
 
             self._rollout_agent = make_agent(self.options.rollout)
-        self._compiled: dict[SpinnerRules, SpinnerRollouts] = {}
+        self._compiled: dict[SpinnerRules | MexicanTrainRules, BatchedRollouts] = {}
         """The batched engine's rollouts, one per rules (built on first use)."""
 
     def _play_out(self, game: MatchState, encoding: Encoding, rng: random.Random) -> PlayOut:
@@ -213,9 +217,9 @@ class SearchAgent(Agent):
         policy = self._policy(encoding, rng)
         return lambda worlds, seed: [self._rollout(w, policy, random.Random(seed)) for w in worlds]
 
-    def _compiled_rollouts(self, game: MatchState) -> SpinnerRollouts | None:
-        """The batched engine's :class:`SpinnerRollouts` for ``game``'s rules, or None where
-        the reference engine must play (option ``engine``, the game, the rollout policy)."""
+    def _compiled_rollouts(self, game: MatchState) -> BatchedRollouts | None:
+        """The batched engine's rollouts for ``game``'s rules, or None where the reference
+        engine must play (option ``engine``, the rollout policy)."""
         engine = self.options.engine
         if engine == "reference":
             return None
@@ -223,24 +227,35 @@ class SearchAgent(Agent):
         if kind is None:
             if engine == "batched":
                 raise ValueError(
-                    f"engine=batched plays Spinner rollouts with random, greedy or heuristic "
-                    f"moves, not {type(game).__name__} with {self.options.rollout}"
+                    f"engine=batched plays rollouts with random, greedy or heuristic moves "
+                    f"(with numba installed), not {type(game).__name__} with "
+                    f"{self.options.rollout}"
                 )
             return None
-        assert isinstance(game, SpinnerState)  # the only game with a loader (_compiled_kind)
-        if game.rules not in self._compiled:
+        rules = game.rules  # type: ignore[attr-defined]  # every game's state has its rules
+        if rules not in self._compiled:
+            self._compiled[rules] = self._new_compiled_rollouts(game, kind)
+        return self._compiled[rules]
+
+    def _new_compiled_rollouts(self, game: MatchState, kind: int) -> BatchedRollouts:
+        """The game's batched rollouts playing as the rollout policy (``kind``)."""
+        agent = self._rollout_agent
+        heuristic = agent if isinstance(agent, HeuristicAgent) else HeuristicAgent()
+        to_match_end = self.options.score == "match"
+        if isinstance(game, SpinnerState):
             from spinner_env.batched.spinner_rollout import SpinnerRollouts
 
-            agent = self._rollout_agent
-            weights = agent.weights if isinstance(agent, HeuristicAgent) else HeuristicWeights()
-            self._compiled[game.rules] = SpinnerRollouts(
-                game.rules, kind, weights.as_array(), to_match_end=self.options.score == "match"
-            )
-        return self._compiled[game.rules]
+            weights = heuristic.weights.as_array()
+            return SpinnerRollouts(game.rules, kind, weights, to_match_end=to_match_end)
+        assert isinstance(game, MexicanTrainState)  # the other game with a loader
+        from spinner_env.batched.mexican_train_rollout import MexicanTrainRollouts
+
+        weights = heuristic.mexican_train_weights.as_array()
+        return MexicanTrainRollouts(game.rules, kind, weights, to_match_end=to_match_end)
 
     def _compiled_kind(self, game: MatchState) -> int | None:
         """The compiled opponent kind that plays as the rollout policy, if there is one."""
-        if not isinstance(game, SpinnerState) or not _numba_available():
+        if not isinstance(game, (SpinnerState, MexicanTrainState)) or not _numba_available():
             return None
         from spinner_env.batched import spinner_opponents as kinds
 

@@ -2,13 +2,13 @@
 
 1. Speed: PIMC and ISMCTS (heuristic and random rollouts) deciding on positions of random
    play (decisions with two or more legal moves), both games, 2 players, rolling out on
-   the reference engine and (Spinner) on the batched numba engine: iterations per CPU
-   second (a PIMC iteration is one determinization with a rollout of every legal move).
+   the reference engine and on the batched numba engine: iterations per CPU second (a
+   PIMC iteration is one determinization with a rollout of every legal move).
 2. Cost of one iteration's parts: the belief (once per decision), a determinization,
    ``state.copy()``, a rollout to the end of the hand on the reference engine (heuristic,
-   random), and on the batched engine (``SpinnerRollouts``: loading the position into a
-   compiled record, then the compiled heuristic playing it out, one position per call as
-   ISMCTS asks and 16 per call as PIMC does).
+   random), and on the batched engine (``SpinnerRollouts``, ``MexicanTrainRollouts``:
+   loading the position into a compiled record, then the compiled heuristic playing it
+   out, one position per call as ISMCTS asks and 16 per call as PIMC does).
 3. Strength against budget: PIMC and ISMCTS at time budgets per move against
    ``heuristic`` in 2-player Spinner duplicate matches (``spinner_env.train.evaluate.tournament``),
    match win rate with its 95% interval.
@@ -33,6 +33,7 @@ import numpy as np
 from spinner_env.agents import make_agent
 from spinner_env.agents.base import GameView, choose_move
 from spinner_env.agents.heuristic import HeuristicAgent
+from spinner_env.agents.search import SearchAgent
 from spinner_env.train.evaluate import tournament
 
 from spinner_env.belief import Belief
@@ -104,18 +105,16 @@ def batched_rollout_costs(spots: list, repeats: int) -> dict[str, float]:
     """Mean CPU seconds per position of the batched engine's rollouts: loading a position
     into a compiled record, and loading plus the compiled heuristic's play-out, one
     position per call (ISMCTS) and 16 per call (PIMC)."""
-    from spinner_env.batched.spinner_opponents import OPPONENT_HEURISTIC
-    from spinner_env.batched.spinner_rollout import SpinnerRollouts, load_state
-
     rng = random.Random(0)
-    rollouts = SpinnerRollouts(
-        spots[0][0].rules, OPPONENT_HEURISTIC, HeuristicAgent().weights.as_array()
-    )
+    searcher = make_agent("pimc:rollout=heuristic,engine=batched")
+    assert isinstance(searcher, SearchAgent)
+    rollouts = searcher._compiled_rollouts(spots[0][0])  # as the search players make them
+    assert rollouts is not None
     rollouts.play_out([spots[0][0].copy()], 0)  # load the compiled code first
     worlds = [Belief(state).determinize(rng) for state, _ in spots for _ in range(repeats)]
     start = time.thread_time()
     for world in worlds:
-        load_state(rollouts.games[0], world)
+        rollouts.load_state(rollouts.games[0], world)
     loaded = time.thread_time()
     for world in worlds:
         rollouts.play_out([world.copy()], 0)
@@ -145,10 +144,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(f"{'game':<15}{'player':<10}{'rollout':<11}{'engine':<11}{'iterations/s':>14}")
     for game in ("spinner", "mexican_train"):
         spots = positions(game, 2, args.positions)
-        engines = ("reference", "batched") if game == "spinner" else ("reference",)
         for player, iterations in (("ismcts", 40), ("pimc", 4)):
             for rollout in ("heuristic", "random"):
-                for engine in engines:
+                for engine in ("reference", "batched"):
                     spec = f"{player}:rollout={rollout},engine={engine}"
                     rate = iteration_rate(game, spec, iterations, spots)
                     print(f"{game:<15}{player:<10}{rollout:<11}{engine:<11}{rate:>14,.0f}")
@@ -160,12 +158,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         moves = costs.pop("moves per rollout")
         parts = ", ".join(f"{key} {1e3 * sec:.3f} ms" for key, sec in costs.items())
         print(f"{game}, reference engine: {parts}; {moves:.0f} moves per rollout")
-        if game == "spinner":
-            batched = batched_rollout_costs(spots, repeats=5)
-            parts = ", ".join(f"{key} {1e3 * sec:.3f} ms" for key, sec in batched.items())
-            print(f"{game}, batched engine: {parts}")
-            speedup = costs["rollout heuristic"] / batched["load + rollout, 1 per call"]
-            print(f"  a heuristic rollout is {speedup:.0f}x cheaper on the batched engine")
+        batched = batched_rollout_costs(spots, repeats=5)
+        parts = ", ".join(f"{key} {1e3 * sec:.3f} ms" for key, sec in batched.items())
+        print(f"{game}, batched engine: {parts}")
+        speedup = costs["rollout heuristic"] / batched["load + rollout, 1 per call"]
+        print(f"  a heuristic rollout is {speedup:.0f}x cheaper on the batched engine")
 
     if args.skip_strength:
         return

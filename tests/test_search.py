@@ -164,19 +164,22 @@ def test_whole_matches_through_the_evaluator(game: str, num_players: int) -> Non
 
 
 def test_engine_batched_refuses_what_it_cannot_roll_out() -> None:
-    state, legal = decision("mexican_train", 2, seed=1)
-    with pytest.raises(ValueError, match="engine=batched plays Spinner rollouts"):
-        choose("ismcts:iterations=2,engine=batched", state, legal, seed=0)
-    spinner, spinner_legal = decision("spinner", 2, seed=1)
-    with pytest.raises(ValueError, match="not SpinnerState with checkpoint"):
-        choose("pimc:iterations=1,engine=batched,rollout=checkpoint", spinner, spinner_legal, 0)
+    """Only a policy with no compiled twin (a checkpoint, a policy file) needs the
+    reference engine; every game has a batched one."""
+    for game in ("spinner", "mexican_train"):
+        state, legal = decision(game, 2, seed=1)
+        with pytest.raises(ValueError, match=f"not {type(state).__name__} with checkpoint"):
+            choose("pimc:iterations=1,engine=batched,rollout=checkpoint", state, legal, 0)
 
 
-def test_both_engines_find_the_same_pimc_scores() -> None:
-    """A PIMC decision with heuristic rollouts (no randomness in the rollouts) sums the
-    same scores on both engines: the batched path changes the speed, not the search."""
-    state, legal = decision("spinner", 3, seed=7)
-    encoding = game_spec("spinner").encoding
+@pytest.mark.parametrize("game", ["spinner", "mexican_train"])
+@pytest.mark.parametrize("rollout", ["heuristic", "greedy"])
+def test_both_engines_find_the_same_pimc_scores(game: str, rollout: str) -> None:
+    """A PIMC decision with heuristic or greedy rollouts (no randomness in the rollouts)
+    sums the same scores on both engines: the batched path changes the speed, not the
+    search."""
+    state, legal = decision(game, 3, seed=7)
+    encoding = game_spec(game).encoding
     moves = [encoding.move_of(int(a)) for a in legal]
     rng = random.Random(0)
     belief, worlds = Belief(state), []
@@ -188,7 +191,7 @@ def test_both_engines_find_the_same_pimc_scores() -> None:
             worlds.append(after)
     totals = []
     for engine in ("batched", "reference"):
-        agent = make_agent(f"pimc:iterations=4,engine={engine}", seed=0)
+        agent = make_agent(f"pimc:iterations=4,rollout={rollout},engine={engine}", seed=0)
         play_out = agent._play_out(state, encoding, random.Random(0))
         totals.append(np.asarray(play_out([w.copy() for w in worlds], 5)))
     np.testing.assert_allclose(totals[0], totals[1])
