@@ -180,15 +180,25 @@ def sample_legal(mask: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
 
 
 # ------------------------------------------------------------------ the Python API
-def env_params(reward: str, episode: str, learner_seat: int | None) -> dict[str, Any]:
-    """The env options every game's ``Params`` ends with (``hand_score_reward``,
-    ``hand_episode``, ``random_learner``, ``learner_seat``), as plain numbers."""
-    return {
+def engine_params(
+    params_class: Any, rules: Any, reward: str, episode: str, learner_seat: int | None
+) -> Any:
+    """A game's ``Params`` (a NamedTuple of plain numbers for the compiled code): the
+    env options (``hand_score_reward``, ``hand_episode``, ``random_learner``,
+    ``learner_seat``, as :class:`BatchedEngine` takes them) and the rules' fields of the
+    same names as the rest."""
+    options = {
         "hand_score_reward": reward == "hand_score",
         "hand_episode": episode == "hand",
         "random_learner": learner_seat is None,
         "learner_seat": learner_seat or 0,
     }
+    return params_class(
+        **{
+            name: options[name] if name in options else getattr(rules, name)
+            for name in params_class._fields
+        }
+    )
 
 
 class BatchedEngine:
@@ -301,7 +311,7 @@ __all__ = [
     "LEARNER_DRAW",
     "BatchStep",
     "BatchedEngine",
-    "env_params",
+    "engine_params",
     "next_uniform",
     "sample_legal",
 ]

@@ -41,7 +41,7 @@ from spinner_env.batched.core import (
     _add_outcome,
     _drawn_from_seed,
     _shuffle_range,
-    env_params,
+    engine_params,
 )
 from spinner_env.batched.numba_cache import drop_stale_cache
 from spinner_env.mexican_train import (
@@ -130,7 +130,8 @@ train, unsatisfied doubles oldest first (M5.4). A batch is ``np.zeros(B, GAME)``
 
 
 class Params(NamedTuple):
-    """The rules and env options as plain numbers, for the compiled code."""
+    """The rules and env options as plain numbers, for the compiled code
+    (:func:`~spinner_env.batched.core.engine_params` fills it)."""
 
     num_players: int
     hand_size: int
@@ -140,19 +141,6 @@ class Params(NamedTuple):
     hand_episode: bool
     random_learner: bool
     learner_seat: int
-
-    @classmethod
-    def of(
-        cls, rules: MexicanTrainRules, *, reward: str, episode: str, learner_seat: int | None
-    ) -> Params:
-        """The numbers for ``rules`` and the env options (as :class:`BatchedEngine`'s)."""
-        return cls(
-            num_players=rules.num_players,
-            hand_size=rules.hand_size,
-            num_rounds=rules.num_rounds,
-            double_blank_50=rules.double_blank_50,
-            **env_params(reward, episode, learner_seat),
-        )
 
 
 # ------------------------------------------------------------------ the deal (M2)
@@ -506,9 +494,7 @@ class BatchedMexicanTrain(BatchedEngine):
             episode=episode,
             learner_seat=learner_seat,
         )
-        self.params = Params.of(
-            self.rules, reward=reward, episode=episode, learner_seat=learner_seat
-        )
+        self.params = engine_params(Params, self.rules, reward, episode, learner_seat)
 
 
 drop_stale_cache(_step)  # before anything compiled is loaded (see numba_cache)

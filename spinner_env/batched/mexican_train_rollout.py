@@ -20,7 +20,6 @@ from __future__ import annotations
 import numpy as np
 
 from spinner_env.batched.mexican_train import (
-    DECK_SIZE,
     MEXICAN_TRAIN,
     BatchedMexicanTrain,
     Params,
@@ -29,7 +28,7 @@ from spinner_env.batched.mexican_train import (
     _play,
 )
 from spinner_env.batched.mexican_train_opponents import compiled_action
-from spinner_env.batched.rollout import BatchedRollouts, CompiledRules
+from spinner_env.batched.rollout import BatchedRollouts, CompiledRules, load_hands
 from spinner_env.mexican_train import MEXICAN, MexicanTrainRules, MexicanTrainState
 
 
@@ -39,20 +38,11 @@ def _train_id(train: int) -> int:
 
 
 def load_state(game: np.void, state: MexicanTrainState) -> None:
-    """Write the round in play of ``state`` into the record ``game`` (hands, boneyard,
-    trains with their open ends and markers, unsatisfied doubles, the extra placement,
-    voids, totals, seed, whose turn): the engine goes on from there exactly as ``state``
-    would. The order of a hand does not matter to the engine, nor the order of the
-    placement log (only observations show it, as a set)."""
-    n = state.num_players
-    hands, sizes = game["hands"], game["hand_sizes"]
-    sizes[:] = 0
-    for seat, hand in enumerate(state.hands):
-        hands[seat, : len(hand)] = [t.index for t in hand]
-        sizes[seat] = len(hand)
-    top = DECK_SIZE - len(state.boneyard)
-    game["deck"][top:] = [t.index for t in state.boneyard]  # M4.2 draws from the top
-    game["top"] = top
+    """Write the round in play of ``state`` into the record ``game`` (:func:`load_hands`,
+    then the trains with their open ends and markers, unsatisfied doubles and the extra
+    placement): the engine goes on from there exactly as ``state`` would. The order of
+    the placement log does not matter (only observations show it, as a set)."""
+    load_hands(game, state)
     game["open_ends"][:] = state.engine_value  # M3.1; trains past the seats stay so
     game["markers"][:] = 0
     placed = 0
@@ -68,17 +58,6 @@ def load_state(game: np.void, state: MexicanTrainState) -> None:
     game["unsatisfied"][: len(state.unsatisfied)] = [_train_id(t) for t in state.unsatisfied]
     game["num_unsatisfied"] = len(state.unsatisfied)
     game["extra_placement"] = state.extra_placement
-    voids = game["voids"]
-    voids[:, :] = 0
-    for seat in range(n):
-        voids[seat, list(state.voids[seat])] = 1
-    game["totals"][:] = 0
-    game["totals"][:n] = state.totals
-    game["seed"] = state.seed
-    game["hand_number"] = state.hand_number
-    game["current"] = state.current
-    game["drew"] = state.drew_this_turn
-    game["learner"] = 0
 
 
 class MexicanTrainRollouts(BatchedRollouts):

@@ -33,7 +33,13 @@ from numba import njit
 from numba.extending import overload
 
 from spinner_env.aec import hand_score_difference, zero_sum_outcome
-from spinner_env.batched.core import BatchedEngine, BatchStep, _kth_legal, _legal_count
+from spinner_env.batched.core import (
+    BatchedEngine,
+    BatchStep,
+    _kth_legal,
+    _legal_count,
+    engine_params,
+)
 from spinner_env.batched.numba_cache import drop_stale_cache
 from spinner_env.match import MatchState
 
@@ -162,12 +168,38 @@ def _play_out(
             legal_mask(game, p, mask)
 
 
+def load_hands(game: np.void, state: MatchState) -> None:
+    """Write what every game's record keeps as the reference ``MatchState`` does into
+    ``game``: hands (in any order: the engine does not mind), the boneyard (the deck's
+    end, top first), voids, totals, seed, hand number, whose turn and whether they drew."""
+    n = state.num_players
+    hands, sizes = game["hands"], game["hand_sizes"]
+    sizes[:] = 0
+    for seat, hand in enumerate(state.hands):
+        hands[seat, : len(hand)] = [t.index for t in hand]
+        sizes[seat] = len(hand)
+    top = len(game["deck"]) - len(state.boneyard)
+    game["deck"][top:] = [t.index for t in state.boneyard]  # draws take from the top
+    game["top"] = top
+    voids = game["voids"]
+    voids[:, :] = 0
+    for seat in range(n):
+        voids[seat, list(state.voids[seat])] = 1
+    game["totals"][:] = 0
+    game["totals"][:n] = state.totals
+    game["seed"] = state.seed
+    game["hand_number"] = state.hand_number
+    game["current"] = state.current
+    game["drew"] = state.drew_this_turn
+    game["learner"] = 0
+
+
 class BatchedRollouts(ABC):
     """Positions of one game played out together by a compiled policy.
 
     A game subclasses it with its batched engine (its record and sizes), its rules
-    class, its ``Params`` (with ``Params.of``), its :class:`CompiledRules` and
-    :meth:`load_state`.
+    class, its ``Params``, its :class:`CompiledRules` and :meth:`load_state` (which
+    :func:`load_hands` starts).
 
     Args:
         rules: the positions' rules (``state.rules``; one set for all).
@@ -206,7 +238,7 @@ class BatchedRollouts(ABC):
         self.seeds = np.zeros(0, np.uint64)
         episode = "match" if to_match_end else "hand"
         reward = "match" if to_match_end else "hand_score"
-        self.params = self.params_class.of(rules, reward=reward, episode=episode, learner_seat=0)
+        self.params = engine_params(self.params_class, rules, reward, episode, learner_seat=0)
 
     def _outputs(self, count: int) -> BatchStep:
         engine = self.engine
@@ -215,7 +247,8 @@ class BatchedRollouts(ABC):
     @staticmethod
     @abstractmethod
     def load_state(game: np.void, state: Any) -> None:
-        """Write the hand in play of ``state`` into the record ``game``."""
+        """Write the hand in play of ``state`` into the record ``game``: the engine goes
+        on from there exactly as ``state`` would."""
 
     def play_out(self, states: Sequence[MatchState], seed: int) -> np.ndarray:
         """Every seat's score (rows: ``states``; columns: seats) once each state is played
@@ -255,4 +288,4 @@ class BatchedRollouts(ABC):
 
 drop_stale_cache(_play_out)  # before anything compiled is loaded (see numba_cache)
 
-__all__ = ["BatchedRollouts", "CompiledRules"]
+__all__ = ["BatchedRollouts", "CompiledRules", "load_hands"]

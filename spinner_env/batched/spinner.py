@@ -42,7 +42,7 @@ from spinner_env.batched.core import (
     _add_outcome,
     _drawn_from_seed,
     _shuffle_range,
-    env_params,
+    engine_params,
     sample_legal,
 )
 from spinner_env.batched.numba_cache import drop_stale_cache
@@ -153,7 +153,8 @@ tuple of arrays would have every array's reference count touched at every call).
 
 
 class Params(NamedTuple):
-    """The rules and env options as plain numbers, for the compiled code."""
+    """The rules and env options as plain numbers, for the compiled code
+    (:func:`~spinner_env.batched.core.engine_params` fills it)."""
 
     num_players: int
     hand_size: int
@@ -165,21 +166,6 @@ class Params(NamedTuple):
     hand_episode: bool
     random_learner: bool
     learner_seat: int
-
-    @classmethod
-    def of(
-        cls, rules: SpinnerRules, *, reward: str, episode: str, learner_seat: int | None
-    ) -> Params:
-        """The numbers for ``rules`` and the env options (as :class:`BatchedEngine`'s)."""
-        return cls(
-            num_players=rules.num_players,
-            hand_size=rules.hand_size,
-            num_hands=rules.num_hands,
-            draw_until_playable=rules.draw_until_playable,
-            shortened=rules.shortened,
-            seeded_first_dealer=rules.seeded_first_dealer,
-            **env_params(reward, episode, learner_seat),
-        )
 
 
 # ------------------------------------------------------------------ the deal (S2.4)
@@ -518,9 +504,7 @@ class BatchedSpinner(BatchedEngine):
             episode=episode,
             learner_seat=learner_seat,
         )
-        self.params = Params.of(
-            self.rules, reward=reward, episode=episode, learner_seat=learner_seat
-        )
+        self.params = engine_params(Params, self.rules, reward, episode, learner_seat)
 
 
 drop_stale_cache(_step)  # before anything compiled is loaded (see numba_cache)

@@ -16,9 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from spinner_env.batched.rollout import BatchedRollouts, CompiledRules
+from spinner_env.batched.rollout import BatchedRollouts, CompiledRules, load_hands
 from spinner_env.batched.spinner import (
-    NUM_TILES,
     BatchedSpinner,
     Params,
     _finish_hand,
@@ -30,18 +29,10 @@ from spinner_env.spinner import SpinnerRules, SpinnerState
 
 
 def load_state(game: np.void, state: SpinnerState) -> None:
-    """Write the hand in play of ``state`` into the record ``game`` (hands, boneyard,
-    layout, voids, totals, seed, whose turn): the engine goes on from there exactly as
-    ``state`` would. The order of a hand does not matter to the engine."""
-    n = state.num_players
-    hands, sizes = game["hands"], game["hand_sizes"]
-    sizes[:] = 0
-    for seat, hand in enumerate(state.hands):
-        hands[seat, : len(hand)] = [t.index for t in hand]
-        sizes[seat] = len(hand)
-    top = NUM_TILES - len(state.boneyard)
-    game["deck"][top:] = [t.index for t in state.boneyard]  # S6.2 draws from the top
-    game["top"] = top
+    """Write the hand in play of ``state`` into the record ``game`` (:func:`load_hands`,
+    then the layout, open ends, unfilled doubles, dealer and passes in a row): the
+    engine goes on from there exactly as ``state`` would."""
+    load_hands(game, state)
     game["layout"][: len(state.layout)] = [placed.tile.index for placed in state.layout]
     game["layout_size"] = len(state.layout)
     game["free_ends"][:] = state.free_ends
@@ -49,18 +40,8 @@ def load_state(game: np.void, state: SpinnerState) -> None:
     for i, double in enumerate(state.unfilled):
         game["unfilled_value"][i] = double.value
         game["unfilled_arms"][i] = double.arms_left
-    voids = game["voids"]
-    voids[:, :] = 0
-    for seat in range(n):
-        voids[seat, list(state.voids[seat])] = 1
-    game["totals"][:n] = state.totals
-    game["seed"] = state.seed
-    game["hand_number"] = state.hand_number
     game["dealer"] = state.dealer
-    game["current"] = state.current
     game["passes_in_row"] = state.passes_in_row
-    game["drew"] = state.drew_this_turn
-    game["learner"] = 0
 
 
 class SpinnerRollouts(BatchedRollouts):
