@@ -34,9 +34,9 @@ as on the reference engine for greedy and heuristic); any other rollout (a check
 policy file) plays on the reference engine (``copy()`` of the rules engine, a Python
 policy). ``engine=auto`` (the default) takes the batched engine where it can (numba
 installed), ``engine=batched`` insists on it, ``engine=reference`` never uses it. With
-heuristic rollouts the batched engine makes ISMCTS about 9 (Spinner) and 7 (Mexican
-Train) times as fast and PIMC about 25 and 17 times (``bench/bench_search.py``,
-docs/search.md).
+heuristic rollouts the batched engine makes about 9 times as many ISMCTS iterations a
+second in both games, and PIMC about 21 (Spinner) and 15 (Mexican Train) times as many
+(``bench/bench_search.py``, docs/search.md).
 
 **Budgets.** ``iterations`` (PIMC: ``determinizations``) is exact and reproducible: the
 agent's seed fixes every sample. ``time`` is CPU seconds of the deciding thread per

@@ -12,6 +12,9 @@
 - :mod:`~spinner_env.batched.vector`: the Gymnasium vector envs over them, a learner seat in
   every game (Stable-Baselines3's ``VecEnv`` over the same batch is
   :mod:`spinner_env.train.vec_env`, kept with the training code that loads SB3).
+- :mod:`~spinner_env.batched.rollout` (with ``spinner_rollout`` / ``mexican_train_rollout``,
+  each game's loader): reference positions played out in compiled code, the search
+  players' rollouts.
 - :mod:`~spinner_env.batched.numba_cache`: keeps numba's on-disk cache in step with its sources.
 
 Importing this package loads nothing; each module imports numba when it is imported, so
