@@ -118,6 +118,27 @@ class EvalConfig:
 
 
 @dataclass(frozen=True)
+class PretrainConfig:
+    """``pretrain``: behaviour cloning before PPO (:mod:`spinner_env.train.imitate`): the
+    teacher ``imitate`` (an agent spec that plays in the batched env) plays ``samples``
+    learner decisions against the opponent pool; the fresh policy is fitted to its actions
+    (and its critic to the returns) for ``epochs`` passes in batches of ``batch_size`` at
+    ``learning_rate``."""
+
+    imitate: str = "heuristic"
+    samples: int = 100_000
+    epochs: int = 4
+    batch_size: int = 512
+    learning_rate: float = 1e-3
+
+    def __post_init__(self) -> None:
+        for key in ("samples", "epochs", "batch_size"):
+            _at_least(f"pretrain.{key}", getattr(self, key), 1)
+        if self.learning_rate <= 0:
+            raise ValueError(f"pretrain.learning_rate must be positive, got {self.learning_rate}")
+
+
+@dataclass(frozen=True)
 class LeagueConfig:
     """``league``: league training (``spinner-league``, :mod:`spinner_env.train.league`).
 
@@ -180,6 +201,7 @@ class TrainConfig:
     eval: EvalConfig = field(default_factory=EvalConfig)
     out_dir: str = "runs/ppo"
     init_from: str | None = None
+    pretrain: PretrainConfig | None = None
     league: LeagueConfig | None = None
 
     def __post_init__(self) -> None:
@@ -208,9 +230,17 @@ class TrainConfig:
                 ("opponents.snapshot_every", self.opponents.snapshot_every),
                 ("opponents.snapshot_weight", self.opponents.snapshot_weight),
                 ("checkpoint_every", self.checkpoint_every),
+                ("pretrain", self.pretrain),
             ):
                 if value:
                     raise ValueError(f"{key}: not used with a league section; leave it out")
+        if self.pretrain is not None:
+            if self.backend != "batched":
+                raise ValueError(
+                    "pretrain: the teacher plays on the batched engine: backend: batched"
+                )
+            if self.init_from is not None:
+                raise ValueError("pretrain and init_from exclude each other: start from one")
         if self.init_from is not None and not Path(self.init_from).is_file():
             raise ValueError(f"init_from: no such file {self.init_from!r}")
 

@@ -43,6 +43,7 @@ from spinner_env.agents.policy import PolicyAgent, load_policy, save_policy
 from spinner_env.train.cli import ArgumentParser, fail_cleanly
 from spinner_env.train.config import TrainConfig, load_config
 from spinner_env.train.evaluate import Estimate, tournament
+from spinner_env.train.imitate import pretrain
 from spinner_env.train.vec_env import make_vec_env
 from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
@@ -166,6 +167,20 @@ def init_weights(model: MaskablePPO, path: Path, game: str) -> None:
         raise ValueError(
             f"init_from: {str(path)!r} holds another network than ppo.policy_kwargs"
         ) from None
+
+
+def clone_teacher(model: MaskablePPO, config: TrainConfig, pool: OpponentPool) -> None:
+    """The config's ``pretrain`` section, if any: fit the fresh policy to its teacher's
+    play against the pool (:mod:`spinner_env.train.imitate`) and say how closely it follows."""
+    if config.pretrain is None:
+        return
+    start = time.time()
+    report = pretrain(model.policy, config.pretrain, config, pool)
+    print(
+        f"pretrain: cloned {config.pretrain.imitate!r} in {time.time() - start:.0f} s, "
+        f"cross-entropy {report.losses[-1]:.3f}, the teacher's move on "
+        f"{report.holdout_accuracy:.1%} of {report.holdout_size} held-out decisions"
+    )
 
 
 def snapshot(policy: Any, num_timesteps: int) -> PolicyAgent:
@@ -384,6 +399,7 @@ def train(
         vec_env.seed(config.seed)
         if config.init_from:
             init_weights(model, Path(config.init_from), config.game)
+        clone_teacher(model, config, pool)
     else:
         # Weights and optimizer state as tensors, the step count from the JSON beside
         # them: MaskablePPO.load would unpickle the archive's other entries.
