@@ -19,7 +19,7 @@ not find it in a million steps (a sparse, delayed reward: which tiles to shed ea
 PPO then fine-tunes from there.
 
     demos = collect(config, pool, "heuristic", samples=100_000, seed=0)
-    report = fit(model.policy, demos, epochs=4)   # report.holdout_accuracy: 0.9...
+    report = fit(model.policy, demos, epochs=6)   # report.holdout_accuracy: 0.88
 """
 
 from __future__ import annotations
@@ -103,12 +103,13 @@ def collect(
     # A step counts once its episode has ended: at or before the game's last done.
     steps = np.arange(len(done))[:, None]
     last_end = np.where(done.any(axis=0), len(done) - 1 - np.argmax(done[::-1], axis=0), -1)
-    kept = (steps <= last_end).ravel()
+    kept = steps <= last_end
     return Demonstrations(
-        obs=np.concatenate(obs)[kept],
-        masks=np.concatenate(masks)[kept],
-        actions=np.concatenate(actions)[kept],
-        returns=returns.ravel()[kept],
+        # Step by step, so that the observations are held at most twice (they are most of it).
+        obs=np.concatenate([step[kept[t]] for t, step in enumerate(obs)]),
+        masks=np.concatenate([step[kept[t]] for t, step in enumerate(masks)]),
+        actions=np.concatenate(actions)[kept.ravel()],
+        returns=returns[kept],
     )
 
 
