@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import warnings
 from abc import ABC, abstractmethod
+from array import array
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict
 from typing import Any
@@ -55,16 +56,35 @@ def layout_bounds(
     return low, high
 
 
-def blank_observations(size: int, seats: slice) -> tuple[np.ndarray, ...]:
+def blank_observations(size: int, seats: slice) -> tuple[array, ...]:
     """For each player count n, a zero observation but for the first n entries of the
     ``seats`` part: what every observation of an n-player game starts from, copied
-    rather than built again at every decision."""
+    rather than built again at every decision.
+
+    They are float32 ``array.array`` buffers, not numpy arrays: an encoding writes its few
+    dozen entries one by one, which costs a Python store on an ``array.array`` and a
+    numpy call on an ndarray, then hands the buffer out with :func:`as_observation`.
+    """
     blanks = []
     for n in range(seats.stop - seats.start + 1):
-        obs = np.zeros(size, np.float32)
-        obs[seats.start : seats.start + n] = 1.0
+        obs = array("f", bytes(4 * size))
+        obs[seats.start : seats.start + n] = array("f", [1.0] * n)
         blanks.append(obs)
     return tuple(blanks)
+
+
+def as_observation(values: array) -> np.ndarray:
+    """A float32 observation buffer built from :func:`blank_observations` as the float32
+    ndarray it is, without a copy: the buffer is the caller's alone, so the array is too."""
+    return np.frombuffer(values, np.float32)
+
+
+SEAT_ORDERS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+    tuple(tuple((seat + rel) % n for rel in range(n)) for seat in range(n))
+    for n in range(MatchState.MAX_PLAYERS + 1)
+)
+"""``SEAT_ORDERS[n][seat]``: the seats of an n-player game clockwise from ``seat``, so that
+entry ``rel`` is the seat ``rel`` places after it (observations order seats this way)."""
 
 
 class Encoding(ABC):
@@ -128,8 +148,17 @@ class Encoding(ABC):
         return spaces.Box(low, high, dtype=np.float32)
 
     @abstractmethod
-    def observation(self, game: Any, seat: int) -> np.ndarray:
-        """The public information plus seat's own hand, from seat's point of view."""
+    def observation(self, game: Any, seat: int, memo: Any = None) -> np.ndarray:
+        """The public information plus seat's own hand, from seat's point of view.
+
+        ``memo``, from :meth:`new_memo`, is what an environment keeps from one observation
+        of its game to the next so as to build the next faster; the observation is the
+        same with it as without.
+        """
+
+    def new_memo(self) -> Any:
+        """A fresh memo for :meth:`observation` (None where the encoding keeps none)."""
+        return None
 
     def state(self, game: MatchState) -> np.ndarray:
         """Everything, hidden information included (for centralised critics).
@@ -251,6 +280,7 @@ class DominoAECEnv(AECEnv, ABC):
         self.state_space = enc.state_space()
         self.game: Any = None
         self._legal_ids: list[int] = []
+        self._memo = self.encoding.new_memo()
         self._np_random_seed: int | None = None
 
     # --------------------------------------------------------------- game hooks
@@ -319,13 +349,16 @@ class DominoAECEnv(AECEnv, ABC):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat_of[agent]
-        mask = np.zeros(self.encoding.num_actions, np.int8)
+        mask = bytearray(self.encoding.num_actions)
         if agent == self.agent_selection and not self.terminations.get(agent, True):
-            # One numpy store per legal move: cheaper than building an index array for
-            # the handful a turn has (this runs every decision).
+            # This runs every decision: one store per legal move into a bytearray, which
+            # costs a fraction of a store into an ndarray, handed out as int8 uncopied.
             for action in self._legal_ids:
                 mask[action] = 1
-        return {"observation": self.encoding.observation(self.game, seat), "action_mask": mask}
+        return {
+            "observation": self.encoding.observation(self.game, seat, self._memo),
+            "action_mask": np.frombuffer(mask, np.int8),
+        }
 
     def state(self) -> np.ndarray:
         return self.encoding.state(self.game)

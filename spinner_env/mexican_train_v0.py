@@ -24,9 +24,11 @@ from typing import Any
 import numpy as np
 
 from spinner_env.aec import (
+    SEAT_ORDERS,
     Bound,
     DominoAECEnv,
     Encoding,
+    as_observation,
     blank_observations,
     layout_bounds,
     layout_slices,
@@ -161,38 +163,45 @@ class MexicanTrainEncoding(Encoding):
     def __init__(self) -> None:
         super().__init__(ACTIONS, "Mexican Train")
 
-    def observation(self, game: MexicanTrainState, seat: int) -> np.ndarray:
+    def observation(self, game: MexicanTrainState, seat: int, memo: None = None) -> np.ndarray:
+        # This runs every decision: entries are stored one by one into a copy of the
+        # blank buffer (see blank_observations), nothing is built that is not stored.
         n = game.num_players
-        obs = _BLANK[n].copy()
-        order = [(seat + rel) % n for rel in range(n)]
+        obs = _BLANK[n][:]
+        order = SEAT_ORDERS[n][seat]
 
         def slot(train: int) -> int:
             return MEXICAN_SLOT if train == MEXICAN else (train - seat) % n
 
-        # Every 0/1 feature is set by one fancy-index assignment: this runs every decision.
-        ones = [t.index for t in game.hands[seat]]
+        for tile in game.hands[seat]:
+            obs[tile.index] = 1.0
         for train_id in [*order, MEXICAN]:
             train = game.trains[train_id]
             base = slot(train_id)
-            ones += [_TRAINS + base * NUM_TILES + t.index for t in train.tiles]
-            ones.append(_OPEN_ENDS + base * NUM_VALUES + train.open_end)
+            tiles_base = _TRAINS + base * NUM_TILES
+            for tile in train.tiles:
+                obs[tiles_base + tile.index] = 1.0
+            obs[_OPEN_ENDS + base * NUM_VALUES + train.open_end] = 1.0
             if train.marker:
-                ones.append(_MARKERS + base)
+                obs[_MARKERS + base] = 1.0
+        hands, voids, totals = game.hands, game.voids, game.totals
         for rel, other in enumerate(order):
-            ones += [_VOIDS + rel * NUM_VALUES + value for value in game.voids[other]]
+            obs[_SIZES + rel] = len(hands[other])
+            obs[_TOTALS + rel] = totals[other] / 100.0
+            base = _VOIDS + rel * NUM_VALUES
+            for value in voids[other]:
+                obs[base + value] = 1.0
         for i, train in enumerate(game.unsatisfied):
-            ones.append(_UNSATISFIED + i * NUM_SLOTS + slot(train))
+            obs[_UNSATISFIED + i * NUM_SLOTS + slot(train)] = 1.0
         if not game.hand_over:
-            ones += [_PLAYABLE + slot(train) for train in game.playable_trains()]
-            ones.append(_TO_ACT + (game.current - seat) % n)
-        ones.append(_ROUND + game.hand_number)
-        obs[ones] = 1.0
+            for train in game.playable_trains():
+                obs[_PLAYABLE + slot(train)] = 1.0
+            obs[_TO_ACT + (game.current - seat) % n] = 1.0
+        obs[_ROUND + game.hand_number] = 1.0
         obs[_EXTRA] = game.extra_placement
-        obs[_SIZES : _SIZES + n] = [len(game.hands[other]) for other in order]
-        obs[_TOTALS : _TOTALS + n] = [game.totals[other] / 100.0 for other in order]
         obs[_BONEYARD] = len(game.boneyard)
         obs[_DREW] = game.drew_this_turn
-        return obs
+        return as_observation(obs)
 
 
 ENCODING = MexicanTrainEncoding()

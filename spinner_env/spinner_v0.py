@@ -16,14 +16,17 @@ relative to the observer and padded to 8 players, so one policy fits every playe
 
 from __future__ import annotations
 
+from array import array
 from typing import Any
 
 import numpy as np
 
 from spinner_env.aec import (
+    SEAT_ORDERS,
     Bound,
     DominoAECEnv,
     Encoding,
+    as_observation,
     blank_observations,
     layout_bounds,
     layout_slices,
@@ -38,6 +41,7 @@ from spinner_env.spinner import (
     NUM_VALUES,
     Move,
     Place,
+    Placed,
     SpinnerRules,
     SpinnerState,
     tile_points,
@@ -121,6 +125,43 @@ _DREW = _SL["drew"].start
 _HAND_NUMBER = _SL["hand_number"].start
 _PLACED = _SL["placed"].start
 _BLANK = blank_observations(OBSERVATION_SIZE, _SL["seats"])
+_NO_TILES = array("f", bytes(4 * NUM_TILES))
+
+
+class PlacedTiles:
+    """The ``placed`` part of the observation of one game, kept from one observation to
+    the next: an environment's memo (``SpinnerEncoding.new_memo``).
+
+    Building it anew walks the whole layout, up to 66 tiles, at every decision. The
+    engine only ever appends to a hand's layout list and starts each hand on a new list
+    (S3, S4), so while the list is the same object and still holds the placement last
+    seen where it was, the part needs only the tiles placed since; any other list
+    (a new hand, ``reset``, a copied state) is walked whole.
+    """
+
+    __slots__ = ("last", "layout", "seen", "values")
+
+    def __init__(self) -> None:
+        self.layout: list[Placed] | None = None
+        self.seen = 0
+        self.last: Placed | None = None
+        self.values = _NO_TILES[:]
+
+    def part_of(self, layout: list[Placed]) -> array:
+        """The ``placed`` part for ``layout`` (the memo's own buffer: copy it to keep it)."""
+        seen = self.seen
+        if (
+            layout is not self.layout
+            or len(layout) < seen
+            or (seen and layout[seen - 1] is not self.last)
+        ):
+            self.layout, self.values, seen = layout, _NO_TILES[:], 0
+        values = self.values
+        for placed in layout[seen:]:
+            values[placed.tile.index] = 1.0
+        self.seen = len(layout)
+        self.last = layout[-1] if layout else None
+        return values
 
 
 class SpinnerEncoding(Encoding):
@@ -133,34 +174,43 @@ class SpinnerEncoding(Encoding):
     def __init__(self) -> None:
         super().__init__(ACTIONS, "Spinner")
 
-    def observation(self, game: SpinnerState, seat: int) -> np.ndarray:
+    def observation(
+        self, game: SpinnerState, seat: int, memo: PlacedTiles | None = None
+    ) -> np.ndarray:
+        # This runs every decision: entries are stored one by one into a copy of the
+        # blank buffer (see blank_observations), nothing is built that is not stored.
         n = game.num_players
-        obs = _BLANK[n].copy()
-        order = [*range(seat, n), *range(seat)]  # seats clockwise from the observer
-        # This runs every decision: every 0/1 feature is set by one fancy-index assignment,
-        # from as few comprehensions as will do.
-        ones = [t.index for t in game.hands[seat]]
-        ones += [_PLACED + p.tile.index for p in game.layout]
-        ones += [_PLAYABLE + end for end in game.playable_ends()]
-        ones += [
-            _VOIDS + rel * NUM_VALUES + value
-            for rel, other in enumerate(order)
-            for value in game.voids[other]
-        ]
+        obs = _BLANK[n][:]
+        for tile in game.hands[seat]:
+            obs[tile.index] = 1.0
+        if memo is None:
+            for placed in game.layout:
+                obs[_PLACED + placed.tile.index] = 1.0
+        else:
+            obs[_PLACED : _PLACED + NUM_TILES] = memo.part_of(game.layout)
+        for end in game.playable_ends():
+            obs[_PLAYABLE + end] = 1.0
         for i, double in enumerate(game.unfilled[:MAX_UNFILLED]):
             base = _UNFILLED + i * (NUM_VALUES + 1)
-            ones.append(base + double.value)
+            obs[base + double.value] = 1.0
             obs[base + NUM_VALUES] = double.arms_left
+        obs[_FREE : _FREE + NUM_VALUES] = array("f", game.free_ends)
+        hands, voids, totals = game.hands, game.voids, game.totals
+        for rel, other in enumerate(SEAT_ORDERS[n][seat]):
+            obs[_SIZES + rel] = len(hands[other])
+            obs[_TOTALS + rel] = totals[other] / 100.0
+            base = _VOIDS + rel * NUM_VALUES
+            for value in voids[other]:
+                obs[base + value] = 1.0
         if not game.hand_over:
-            ones.append(_TO_ACT + (game.current - seat) % n)
-        ones.append(_HAND_NUMBER + game.hand_number)
-        obs[np.fromiter(ones, np.intp, len(ones))] = 1.0  # faster than indexing by the list
-        obs[_FREE : _FREE + NUM_VALUES] = game.free_ends
-        obs[_SIZES : _SIZES + n] = [len(game.hands[other]) for other in order]
-        obs[_TOTALS : _TOTALS + n] = [game.totals[other] / 100.0 for other in order]
+            obs[_TO_ACT + (game.current - seat) % n] = 1.0
+        obs[_HAND_NUMBER + game.hand_number] = 1.0
         obs[_BONEYARD] = len(game.boneyard)
         obs[_DREW] = game.drew_this_turn
-        return obs
+        return as_observation(obs)
+
+    def new_memo(self) -> PlacedTiles:
+        return PlacedTiles()
 
 
 ENCODING = SpinnerEncoding()
