@@ -133,16 +133,15 @@ class PlacedTiles:
     the next: an environment's memo (``SpinnerEncoding.new_memo``).
 
     Building it anew walks the whole layout, up to 66 tiles, at every decision. The
-    engine only ever appends to a hand's layout list and starts each hand on a new list
-    (S3, S4), so while the list is the same object and still holds the placement last
-    seen where it was, the part needs only the tiles placed since; any other list
-    (a new hand, ``reset``, a copied state) is walked whole.
+    engine only ever appends to a hand's layout, and each placement is a new ``Placed``
+    object; so when the layout still holds the placement last seen where it was, the
+    entries before it are the ones already seen (in a copied state too), and only the
+    tiles placed since are added. Any other layout (a new hand, ``reset``) is walked whole.
     """
 
-    __slots__ = ("last", "layout", "seen", "values")
+    __slots__ = ("last", "seen", "values")
 
     def __init__(self) -> None:
-        self.layout: list[Placed] | None = None
         self.seen = 0
         self.last: Placed | None = None
         self.values = _NO_TILES[:]
@@ -150,12 +149,8 @@ class PlacedTiles:
     def part_of(self, layout: list[Placed]) -> array:
         """The ``placed`` part for ``layout`` (the memo's own buffer: copy it to keep it)."""
         seen = self.seen
-        if (
-            layout is not self.layout
-            or len(layout) < seen
-            or (seen and layout[seen - 1] is not self.last)
-        ):
-            self.layout, self.values, seen = layout, _NO_TILES[:], 0
+        if len(layout) < seen or (seen and layout[seen - 1] is not self.last):
+            self.values, seen = _NO_TILES[:], 0
         values = self.values
         for placed in layout[seen:]:
             values[placed.tile.index] = 1.0

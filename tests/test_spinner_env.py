@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import copy
+import pickle
+
 import numpy as np
 import pettingzoo
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from pettingzoo.test import api_test, render_test, seed_test
 
 from spinner_env import spinner_v0
@@ -306,3 +311,55 @@ def test_ansi_render_shows_layout_sizes_and_hand():
     assert f"player_{seat}'s hand: " + " ".join(map(str, env.game.hands[seat])) in text
     for other in range(4):
         assert f"player_{other}: {len(env.game.hands[other])} tiles" in text
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    num_players=st.integers(2, 8),
+    seed=st.integers(0, 2**31),
+    copy_at=st.integers(0, 150),
+    copier=st.sampled_from(["deepcopy", "pickle", "reset"]),
+)
+def test_kept_placed_tiles_are_never_stale(num_players, seed, copy_at, copier):
+    """The env builds observations with its PlacedTiles memo; at every step, for every
+    seat, they are the from-scratch encoding's, and stay as handed out. Mid-episode the env
+    is copied and both play on with different moves (and with ``reset``, the env then
+    takes up the copy's position): a memo shared with the copy, or kept across a new hand
+    (S3) or a reset, would show."""
+    env = spinner_v0.raw_env(num_players=num_players, num_hands=2)
+    env.reset(seed=seed)
+    handed_out = []
+
+    def step_and_check(env, rng) -> None:
+        for agent in env.agents:
+            obs = env.observe(agent)["observation"]
+            fresh = spinner_v0.ENCODING.observation(env.game, env._seat_of[agent])
+            np.testing.assert_array_equal(obs, fresh)
+            handed_out.append((obs, obs.copy()))
+        obs, _, termination, truncation, _ = env.last()
+        if termination or truncation:
+            env.step(None)
+        else:
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+    rng = np.random.default_rng(seed)
+    for _ in range(copy_at):
+        if not env.agents:
+            break
+        step_and_check(env, rng)
+    twin = pickle.loads(pickle.dumps(env)) if copier == "pickle" else copy.deepcopy(env)
+    twin_rng = np.random.default_rng(seed + 1)
+
+    def play_both(steps: int) -> None:
+        for _ in range(steps):
+            for each, each_rng in ((env, rng), (twin, twin_rng)):
+                if each.agents:
+                    step_and_check(each, each_rng)
+
+    if copier == "reset":  # env takes up the twin's position, placed otherwise since the copy
+        play_both(20)
+        if twin.agents and not twin.game.hand_over:
+            env.reset(options={"game": twin.game})
+    play_both(10_000)
+    for obs, as_handed in handed_out:
+        np.testing.assert_array_equal(obs, as_handed)
