@@ -13,7 +13,7 @@ from abc import ABC, abstractmethod
 from array import array
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict
-from typing import Any
+from typing import Any, NoReturn
 
 import gymnasium
 import numpy as np
@@ -62,8 +62,10 @@ def blank_observations(size: int, seats: slice) -> tuple[array, ...]:
     rather than built again at every decision.
 
     They are float32 ``array.array`` buffers, not numpy arrays: an encoding writes its few
-    dozen entries one by one, which costs a Python store on an ``array.array`` and a
-    numpy call on an ndarray, then hands the buffer out with :func:`as_observation`.
+    dozen entries one by one into a copy, which costs a Python store on an
+    ``array.array`` and a numpy call on an ndarray, then hands the copy out as the float32
+    ndarray it is, ``np.frombuffer(copy, np.float32)``, without copying it again (the
+    copy is that observation's alone).
     """
     blanks = []
     for n in range(seats.stop - seats.start + 1):
@@ -71,12 +73,6 @@ def blank_observations(size: int, seats: slice) -> tuple[array, ...]:
         obs[seats.start : seats.start + n] = array("f", [1.0] * n)
         blanks.append(obs)
     return tuple(blanks)
-
-
-def as_observation(values: array) -> np.ndarray:
-    """A float32 observation buffer built from :func:`blank_observations` as the float32
-    ndarray it is, without a copy: the buffer is the caller's alone, so the array is too."""
-    return np.frombuffer(values, np.float32)
 
 
 SEAT_ORDERS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
@@ -460,41 +456,48 @@ class ClassicWrapper(OrderEnforcingWrapper):
 
     @property
     def agent_selection(self) -> str:
-        self._require_reset("agent_selection")
+        if not self._has_reset:
+            self._refuse_before_reset("agent_selection")
         return self.env.agent_selection
 
     @property
     def agents(self) -> list[str]:
-        self._require_reset("agents")
+        if not self._has_reset:
+            self._refuse_before_reset("agents")
         return self.env.agents
 
     @property
     def rewards(self) -> dict[str, float]:
-        self._require_reset("rewards")
+        if not self._has_reset:
+            self._refuse_before_reset("rewards")
         return self.env.rewards
 
     @property
     def terminations(self) -> dict[str, bool]:
-        self._require_reset("terminations")
+        if not self._has_reset:
+            self._refuse_before_reset("terminations")
         return self.env.terminations
 
     @property
     def truncations(self) -> dict[str, bool]:
-        self._require_reset("truncations")
+        if not self._has_reset:
+            self._refuse_before_reset("truncations")
         return self.env.truncations
 
     @property
     def infos(self) -> dict[str, dict]:
-        self._require_reset("infos")
+        if not self._has_reset:
+            self._refuse_before_reset("infos")
         return self.env.infos
 
     @property
     def _cumulative_rewards(self) -> dict[str, float]:
         return self.env._cumulative_rewards
 
-    def _require_reset(self, name: str) -> None:
-        if not self._has_reset:
-            raise AttributeError(f"{name} cannot be accessed before reset")
+    def _refuse_before_reset(self, name: str) -> NoReturn:
+        # Called once _has_reset is found false: the properties above run at every
+        # decision, and testing the flag there themselves saves them a call.
+        raise AttributeError(f"{name} cannot be accessed before reset")
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         if not self._has_reset:
@@ -502,7 +505,8 @@ class ClassicWrapper(OrderEnforcingWrapper):
         return self.env.observe(agent)
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict]:
-        self._require_reset("last")
+        if not self._has_reset:
+            self._refuse_before_reset("last")
         return self.env.last(observe)
 
     def step(self, action: Any) -> None:
@@ -519,9 +523,10 @@ class ClassicWrapper(OrderEnforcingWrapper):
             as_id = as_action_id(action)
             action = action if as_id is None else as_id  # the space check below judges the rest
         dead = env.terminations[agent] or env.truncations[agent]
-        assert (action is None and dead) or _in_range(action, env.encoding.num_actions), (
-            "action is not in action space"
-        )
+        num_actions = env.encoding.num_actions
+        assert (action is None and dead) or (
+            0 <= action < num_actions if type(action) is int else _in_range(action, num_actions)
+        ), "action is not in action space"
         if dead:
             env._was_dead_step(action)
         elif action not in env._legal_ids:

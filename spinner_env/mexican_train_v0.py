@@ -28,7 +28,6 @@ from spinner_env.aec import (
     Bound,
     DominoAECEnv,
     Encoding,
-    as_observation,
     blank_observations,
     layout_bounds,
     layout_slices,
@@ -201,7 +200,7 @@ class MexicanTrainEncoding(Encoding):
         obs[_EXTRA] = game.extra_placement
         obs[_BONEYARD] = len(game.boneyard)
         obs[_DREW] = game.drew_this_turn
-        return as_observation(obs)
+        return np.frombuffer(obs, np.float32)
 
 
 ENCODING = MexicanTrainEncoding()

@@ -26,7 +26,6 @@ from spinner_env.aec import (
     Bound,
     DominoAECEnv,
     Encoding,
-    as_observation,
     blank_observations,
     layout_bounds,
     layout_slices,
@@ -202,7 +201,7 @@ class SpinnerEncoding(Encoding):
         obs[_HAND_NUMBER + game.hand_number] = 1.0
         obs[_BONEYARD] = len(game.boneyard)
         obs[_DREW] = game.drew_this_turn
-        return as_observation(obs)
+        return np.frombuffer(obs, np.float32)
 
     def new_memo(self) -> PlacedTiles:
         return PlacedTiles()
