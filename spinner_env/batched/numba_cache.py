@@ -45,7 +45,12 @@ def drop_stale_cache(dispatcher: Any) -> None:
     package = Path(__file__).parent.parent
     newest = max((package / name).stat().st_mtime for name in COMPILED_FROM)
     module = Path(dispatcher.py_func.__code__.co_filename).stem
-    indexes = list(folder.glob(f"{module}.*.nbi"))
-    if any(index.stat().st_mtime < newest for index in indexes):
+    try:
+        stale = any(
+            index.stat().st_mtime < newest for index in folder.glob(f"{module}.*.nbi")
+        )
+    except FileNotFoundError:  # another process (a pytest-xdist worker) is dropping them
+        stale = True
+    if stale:
         for stale in folder.glob(f"{module}.*.nb[ic]"):
             stale.unlink(missing_ok=True)
