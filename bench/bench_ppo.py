@@ -65,7 +65,7 @@ def with_rollout(config: TrainConfig, n_envs: int, n_steps: int) -> TrainConfig:
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--config", default="configs/quick.yaml")
+    parser.add_argument("--config", default="quick", help="a YAML file or a shipped config's name")
     parser.add_argument("--timesteps", type=int, default=20_000)
     parser.add_argument("--batched-n-envs", type=int, nargs="*", default=[64, 256])
     parser.add_argument("--smoke", action="store_true", help="256 steps, rollouts of 256")

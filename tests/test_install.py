@@ -101,6 +101,7 @@ def test_wheel_installs_nothing_under_a_generic_top_level_name(installed):
     assert top_level == {"spinner_env", "spinner_env-0.1.0.dist-info"}
     assert "spinner_env/agents/checkpoints/spinner_2p.safetensors" in files
     assert "spinner_env/web/static/app.js" in files
+    assert "spinner_env/configs/exploit.yaml" in files
 
 
 def test_users_own_agents_and_train_next_to_an_installed_spinner_env(installed, tmp_path):
@@ -129,3 +130,16 @@ def test_console_scripts_run_from_the_installed_wheel(installed, tmp_path, scrip
     )
     assert done.returncode == 0, done.stderr
     assert "usage:" in done.stdout
+
+
+def test_a_shipped_config_is_found_by_name_outside_a_checkout(installed, tmp_path):
+    """``spinner-exploit`` reads its default config, ``exploit``, from the wheel; the bad
+    target is what it then refuses."""
+    python, _ = installed
+    done = subprocess.run(
+        [str(python.parent / "spinner-exploit"), "--target", "grandmaster"],
+        cwd=tmp_path, capture_output=True, text=True,
+    )  # fmt: skip
+    assert done.returncode == 2
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("spinner-exploit: error: unknown agent 'grandmaster'")

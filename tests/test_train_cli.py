@@ -17,7 +17,12 @@ import pytest
 import torch
 import yaml
 from sb3_contrib import MaskablePPO
-from spinner_env.train.config import TrainConfig, load_config
+from spinner_env.train.config import (
+    TrainConfig,
+    config_path,
+    load_config,
+    shipped_configs,
+)
 from spinner_env.train.ppo import (
     latest_checkpoint,
     main,
@@ -84,6 +89,49 @@ def test_the_config_round_trips_through_yaml(tmp_path):
     assert load_config(path) == config
     assert config.ppo.model_kwargs()["policy_kwargs"] == {"net_arch": [32]}
     assert "policy_kwargs" in TrainConfig(2, 10).ppo.model_kwargs()
+
+
+CONFIGS = Path(__file__).resolve().parent.parent / "configs"
+
+
+def test_every_config_ships_with_the_package_and_loads_by_name_anywhere(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # outside the checkout: configs/quick.yaml is not here
+    assert sorted(shipped_configs()) == sorted(path.stem for path in CONFIGS.glob("*.yaml"))
+    for path in CONFIGS.glob("*.yaml"):
+        assert config_path(path.stem).read_text() == path.read_text()
+        assert config_path(path.name) == config_path(path.stem)
+    assert load_config("quick") == load_config(CONFIGS / "quick.yaml")
+    assert load_config("exploit.yaml").name == "exploit"
+    # A file of the name, where there is one, comes first.
+    write_config(tmp_path / "quick", tiny_config(name="mine"))
+    assert load_config("quick").name == "mine"
+
+
+@pytest.mark.parametrize("config", ["nowhere", "configs/quick.yaml", "quick.yml", "runs/exploit"])
+def test_a_config_neither_a_file_nor_shipped_lists_the_shipped_names(tmp_path, monkeypatch, config):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValueError) as error:
+        config_path(config)
+    assert str(error.value) == (
+        f"no config file {config!r} and no shipped config of that name "
+        f"(shipped: {', '.join(sorted(shipped_configs()))})"
+    )
+
+
+def test_the_commands_take_a_shipped_config_by_name_outside_the_checkout(
+    tmp_path, monkeypatch, capsys
+):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exit_:
+        main(["--config", "nowhere"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("spinner-train: error: no config file 'nowhere'") and "quick" in err
+    assert err.count("\n") == 1
+    # The name resolves: the run is refused later, on its overrides.
+    with pytest.raises(SystemExit):
+        main(["--config", "quick", "--total-timesteps", "0"])
+    assert "total_timesteps must be at least 1, got 0" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(

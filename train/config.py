@@ -10,12 +10,17 @@ starts. ``0`` turns off the periodic jobs (``checkpoint_every``, ``eval.every``,
 
 The ``env`` section holds the game env's own arguments (``reward``, ``episode``,
 ``num_hands``, variant flags); the game's env checks them itself (``spinner_env.games``).
+
+The repository's ``configs/*.yaml`` ship with the package (``spinner_env.configs``), so a
+command run anywhere takes a shipped config by its name: ``--config quick`` is
+``configs/quick.yaml`` (:func:`config_path`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import difflib
+import importlib.resources
 import types
 import typing
 from collections.abc import Mapping
@@ -267,9 +272,31 @@ class TrainConfig:
         return dataclasses.replace(self, **changes)
 
 
+def shipped_configs() -> dict[str, Path]:
+    """The configs that ship with the package (the repository's ``configs/``), by name."""
+    folder = Path(str(importlib.resources.files("spinner_env.configs")))
+    return {path.stem: path for path in sorted(folder.glob("*.yaml"))}
+
+
+def config_path(config: str | Path) -> Path:
+    """The config file ``config`` names: a file path where that file exists, else a shipped
+    config's name, with or without ``.yaml`` (``quick``, ``exploit.yaml``)."""
+    path = Path(config)
+    if path.is_file():
+        return path
+    shipped = shipped_configs()
+    if path.parent == Path(".") and path.stem in shipped and path.suffix in ("", ".yaml"):
+        return shipped[path.stem]
+    raise ValueError(
+        f"no config file {str(config)!r} and no shipped config of that name "
+        f"(shipped: {', '.join(sorted(shipped))})"
+    )
+
+
 def load_config(path: str | Path) -> TrainConfig:
-    """Read and check a YAML config file (``ValueError`` naming the file and the key); the
-    run's ``name`` defaults to the file's stem."""
+    """Read and check a YAML config file, or a shipped config by its name (:func:`config_path`;
+    ``ValueError`` naming the file and the key); the run's ``name`` defaults to the file's stem."""
+    path = config_path(path)
     try:
         text = Path(path).read_text()
     except OSError as error:

@@ -41,7 +41,7 @@ from spinner_env.agents.base import Agent
 from spinner_env.agents.policy import SUFFIX as POLICY_SUFFIX
 from spinner_env.agents.policy import PolicyAgent, load_policy, save_policy
 from spinner_env.train.cli import ArgumentParser, fail_cleanly
-from spinner_env.train.config import TrainConfig, load_config
+from spinner_env.train.config import TrainConfig, load_config, shipped_configs
 from spinner_env.train.evaluate import Estimate, tournament
 from spinner_env.train.imitate import pretrain
 from spinner_env.train.vec_env import make_vec_env
@@ -438,10 +438,13 @@ def train(
     return policy_path
 
 
+CONFIG_HELP = f"a YAML file or a shipped config's name: {', '.join(shipped_configs())}"
+
+
 def training_parser(prog: str, description: str) -> ArgumentParser:
     """A training command's arguments: the config, its overrides, ``--no-progress``."""
     parser = ArgumentParser(prog, description)
-    parser.add_argument("--config", required=True, type=Path)
+    parser.add_argument("--config", required=True, type=Path, help=CONFIG_HELP)
     parser.add_argument("--out-dir", type=Path, default=None, help="overrides the config's out_dir")
     parser.add_argument("--total-timesteps", type=int, default=None, help="overrides the config")
     parser.add_argument("--seed", type=int, default=None, help="overrides the config")
