@@ -38,6 +38,16 @@ DEFAULT_CHECKPOINT = CHECKPOINTS / "spinner_2p.safetensors"
 """The committed 2-player Spinner policy; the spec ``checkpoint`` names it."""
 
 
+def committed_policy(spec: str) -> Path | None:
+    """The file of the committed policy ``spec`` names (``checkpoint`` or a name in
+    :data:`COMMITTED`); None for any other spec. The files ship with the package."""
+    if spec == "checkpoint":
+        return DEFAULT_CHECKPOINT
+    if spec in COMMITTED:
+        return CHECKPOINTS / f"{spec}.safetensors"
+    return None
+
+
 def make_agent(spec: str, seed: int | None = None, encoding: Encoding | None = None) -> Agent:
     """An agent from a baseline name, ``checkpoint`` (the committed one), a policy file, or a
     search player's ``name:key=value,...``; given the game's ``encoding``, a policy made for
@@ -47,12 +57,7 @@ def make_agent(spec: str, seed: int | None = None, encoding: Encoding | None = N
     name, _, options = spec.partition(":")
     if name in SEARCH_AGENTS:
         return make_search_agent(name, parse_options(name, options), seed)
-    if spec == "checkpoint":
-        path = DEFAULT_CHECKPOINT
-    elif spec in COMMITTED:
-        path = CHECKPOINTS / f"{spec}.safetensors"
-    else:
-        path = Path(spec)
+    path = committed_policy(spec) or Path(spec)
     if not path.is_file():
         raise ValueError(
             f"unknown agent {spec!r}: not one of {', '.join(BASELINES)}, 'checkpoint', "
@@ -90,6 +95,7 @@ __all__ = [
     "ISMCTSAgent",
     "PIMCAgent",
     "RandomAgent",
+    "committed_policy",
     "legal_actions",
     "make_agent",
     "parse_options",

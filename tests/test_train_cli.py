@@ -17,6 +17,7 @@ import pytest
 import torch
 import yaml
 from sb3_contrib import MaskablePPO
+from spinner_env.agents import CHECKPOINTS
 from spinner_env.train.config import (
     TrainConfig,
     config_path,
@@ -83,6 +84,17 @@ def test_a_config_file_that_is_empty_broken_or_incomplete_is_refused(tmp_path):
             load_config(path)
 
 
+def test_init_from_takes_a_committed_policy_by_name_or_a_file(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert TrainConfig.from_dict(tiny_config(init_from="spinner_2p")).init_file() == (
+        CHECKPOINTS / "spinner_2p.safetensors"
+    )
+    (tmp_path / "mine.zip").write_bytes(b"")
+    assert TrainConfig.from_dict(tiny_config(init_from="mine.zip")).init_file() == Path("mine.zip")
+    with pytest.raises(ValueError, match="nor a committed policy's name \\(spinner_2p, "):
+        TrainConfig.from_dict(tiny_config(init_from="spinner_3p"))
+
+
 def test_the_config_round_trips_through_yaml(tmp_path):
     config = TrainConfig.from_dict(tiny_config())
     path = write_config(tmp_path / "c.yaml", config.as_dict())
@@ -100,6 +112,7 @@ def test_every_config_ships_with_the_package_and_loads_by_name_anywhere(tmp_path
     for path in CONFIGS.glob("*.yaml"):
         assert config_path(path.stem).read_text() == path.read_text()
         assert config_path(path.name) == config_path(path.stem)
+        load_config(path.stem)  # and runs here: spinner_4p's init_from names a shipped policy
     assert load_config("quick") == load_config(CONFIGS / "quick.yaml")
     assert load_config("exploit.yaml").name == "exploit"
     # A file of the name, where there is one, comes first.

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar, Union
 
 import yaml
+from spinner_env.agents import COMMITTED, committed_policy
 
 from spinner_env.games import game_spec
 
@@ -246,8 +247,11 @@ class TrainConfig:
                 )
             if self.init_from is not None:
                 raise ValueError("pretrain and init_from exclude each other: start from one")
-        if self.init_from is not None and not Path(self.init_from).is_file():
-            raise ValueError(f"init_from: no such file {self.init_from!r}")
+        if self.init_from is not None and not self.init_file().is_file():
+            raise ValueError(
+                f"init_from: no such file {self.init_from!r}, nor a committed policy's name "
+                f"({', '.join(COMMITTED)})"
+            )
 
     @classmethod
     def from_dict(cls, data: Any, source: str | None = None) -> TrainConfig:
@@ -263,6 +267,13 @@ class TrainConfig:
             if source is None:
                 raise
             raise ValueError(f"{source}: {error}") from error
+
+    def init_file(self) -> Path:
+        """``init_from``'s weights: a committed policy by name (``spinner_2p``, shipped with
+        the package, so a shipped config runs anywhere), else a file path."""
+        if self.init_from is None:
+            raise ValueError("init_from: the config starts from fresh weights")
+        return committed_policy(self.init_from) or Path(self.init_from)
 
     def as_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

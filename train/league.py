@@ -242,7 +242,7 @@ class LeagueRun:
         # One TensorBoard run for the main agent across generations, open before the
         # first win rates are logged.
         if config.init_from:
-            init_weights(self.main, Path(config.init_from), config.game)
+            init_weights(self.main, config.init_file(), config.game)
         self.main.set_logger(configure_logger(str(out / "tb" / config.name), ["tensorboard"]))
         self.exploiters = [
             Exploiter(f"exploiter{i + 1}", self._fresh_exploiter(i, 0))

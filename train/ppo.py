@@ -398,7 +398,7 @@ def train(
     if checkpoint is None:
         vec_env.seed(config.seed)
         if config.init_from:
-            init_weights(model, Path(config.init_from), config.game)
+            init_weights(model, config.init_file(), config.game)
         clone_teacher(model, config, pool)
     else:
         # Weights and optimizer state as tensors, the step count from the JSON beside
