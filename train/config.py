@@ -126,10 +126,10 @@ class EvalConfig:
 @dataclass(frozen=True)
 class PretrainConfig:
     """``pretrain``: behaviour cloning before PPO (:mod:`spinner_env.train.imitate`): the
-    teacher ``imitate`` (an agent spec that plays in the batched env) plays ``samples``
-    learner decisions against the opponent pool; the fresh policy is fitted to its actions
-    (and its critic to the returns) for ``epochs`` passes in batches of ``batch_size`` at
-    ``learning_rate``."""
+    teacher ``imitate`` (any agent spec; a search player plays on the reference engine)
+    plays ``samples`` learner decisions against the opponent pool; the policy (fresh, or
+    ``init_from``'s) is fitted to its actions (and its critic to the returns) for
+    ``epochs`` passes in batches of ``batch_size`` at ``learning_rate``."""
 
     imitate: str = "heuristic"
     samples: int = 100_000
@@ -240,13 +240,8 @@ class TrainConfig:
             ):
                 if value:
                     raise ValueError(f"{key}: not used with a league section; leave it out")
-        if self.pretrain is not None:
-            if self.backend != "batched":
-                raise ValueError(
-                    "pretrain: the teacher plays on the batched engine: backend: batched"
-                )
-            if self.init_from is not None:
-                raise ValueError("pretrain and init_from exclude each other: start from one")
+        if self.pretrain is not None and self.backend != "batched":
+            raise ValueError("pretrain: the teacher plays on the batched engine: backend: batched")
         if self.init_from is not None and not self.init_file().is_file():
             raise ValueError(
                 f"init_from: no such file {self.init_from!r}, nor a committed policy's name "

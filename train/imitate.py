@@ -1,11 +1,12 @@
 """Behaviour cloning: start a MaskablePPO policy from a teacher's play (``pretrain``).
 
 A config's ``pretrain`` section (:class:`~spinner_env.train.config.PretrainConfig`) makes
-``spinner-train`` fit the fresh policy to a teacher before PPO starts:
+``spinner-train`` fit the policy (fresh, or ``init_from``'s) to a teacher before PPO starts:
 
-1. :func:`collect` lets the teacher (``imitate``: any agent spec that plays in the batched
-   env, such as ``heuristic``) play the learner's seat of the config's batched games
-   against the config's opponent pool, and records ``samples`` of its decisions: the
+1. :func:`collect` lets the teacher (``imitate``: any agent spec; ``heuristic`` plays in
+   the config's batched games, a search player such as ``pimc:iterations=16`` on the
+   reference engine) play the learner's seat against the config's opponent pool, and
+   records ``samples`` of its decisions: the
    observation, the legal actions, the action it chose, and the discounted return that
    followed (the config's reward and ``gamma``);
 2. :func:`fit` trains the policy network on them for ``epochs`` passes: a masked
@@ -24,17 +25,18 @@ PPO then fine-tunes from there.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-from spinner_env.agents import make_agent
+from spinner_env.agents import Agent, make_agent
 from spinner_env.train.config import PretrainConfig, TrainConfig
 from spinner_env.train.vec_env import make_vec_env
 
-from spinner_env.batched.vector import as_batched
+from spinner_env.batched.vector import BatchedPolicy, LearnerBatch, as_batched
 from spinner_env.games import game_spec
 
 
@@ -63,14 +65,23 @@ class FitReport:
     holdout_size: int
 
 
+Step = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+"""One learner decision in each of B games: observations (B, observation size), legal
+actions (B, number of actions) bools, the actions chosen (B,), the rewards that followed
+(B,) and whether each game's episode ended there (B,)."""
+
+
 def collect(
     config: TrainConfig, opponents: Any, teacher: str, samples: int, seed: int
 ) -> Demonstrations:
     """``samples`` decisions (at least) of ``teacher`` playing the learner's seat of the
-    config's batched games (``n_envs`` at a time) against ``opponents`` (an opponent pool
-    or anything ``LearnerBatch`` takes). Only whole episodes are kept, so that every
-    decision has its return; forced moves follow ``skip_forced``."""
-    spec = game_spec(config.game)
+    config's games against ``opponents`` (an opponent pool or anything ``LearnerBatch``
+    takes). A teacher that plays in the batched env (``as_batched``) plays the config's
+    ``n_envs`` batched games at a time; any other (a search player,
+    ``pimc:iterations=16``) plays one game at a time on the reference engine, where the
+    cost is its own search. Only whole episodes are kept, so that every decision has its
+    return; forced moves follow ``skip_forced``."""
+    agent = make_agent(teacher, seed=seed, encoding=game_spec(config.game).encoding)
     batch = make_vec_env(
         config.n_envs,
         config.num_players,
@@ -80,24 +91,25 @@ def collect(
         **config.env,
     ).batch
     try:
-        player = as_batched(make_agent(teacher, seed=seed, encoding=spec.encoding), batch.rules)
-    except ValueError as error:
-        raise ValueError(f"pretrain.imitate: {error}") from None
-    batch.reset(seed)
+        play = _batched_play(batch, as_batched(agent, batch.rules), seed)
+    except ValueError:  # no batched policy plays as the teacher: it reads the engine
+        play = _reference_play(config, opponents, agent, seed)
     obs, masks, actions, rewards, dones = [], [], [], [], []
     complete = 0  # decisions in finished episodes so far
-    open_steps = np.zeros(config.n_envs, np.int64)  # each game's decisions since its last end
-    while complete < samples:
-        chosen = np.asarray(player.act_batch(batch.obs, batch.mask), np.int64)
-        obs.append(batch.obs.copy())
-        masks.append(batch.mask != 0)
+    open_steps: np.ndarray | None = None  # each game's decisions since its last end
+    for step_obs, step_mask, chosen, step_rewards, step_dones in play:
+        obs.append(step_obs)
+        masks.append(step_mask)
         actions.append(chosen)
-        batch.step(chosen)
-        rewards.append(batch.rewards.astype(np.float32))
-        dones.append(batch.dones.copy())
+        rewards.append(step_rewards)
+        dones.append(step_dones)
+        if open_steps is None:
+            open_steps = np.zeros(len(chosen), np.int64)
         open_steps += 1
-        complete += int(open_steps[batch.dones].sum())
-        open_steps[batch.dones] = 0
+        complete += int(open_steps[step_dones].sum())
+        open_steps[step_dones] = 0
+        if complete >= samples:
+            break
     done = np.stack(dones)
     returns = discounted_returns(np.stack(rewards), done, config.ppo.gamma)
     # A step counts once its episode has ended: at or before the game's last done.
@@ -111,6 +123,35 @@ def collect(
         actions=np.concatenate(actions)[kept.ravel()],
         returns=returns[kept],
     )
+
+
+def _batched_play(batch: LearnerBatch, player: BatchedPolicy, seed: int) -> Iterator[Step]:
+    """``player`` in the learner's seat of every game of ``batch``, step by step."""
+    batch.reset(seed)
+    while True:
+        obs, mask = batch.obs.copy(), batch.mask != 0
+        chosen = np.asarray(player.act_batch(batch.obs, batch.mask), np.int64)
+        batch.step(chosen)
+        yield obs, mask, chosen, batch.rewards.astype(np.float32), batch.dones.copy()
+
+
+def _reference_play(config: TrainConfig, opponents: Any, agent: Agent, seed: int) -> Iterator[Step]:
+    """``agent`` in the learner's seat of one game of the config on the reference engine
+    (``backend: aec``'s env, whose engine it may read), step by step (B = 1)."""
+    from spinner_env.train.ppo import make_env  # ppo imports this module
+
+    if isinstance(opponents, str):  # an agent spec for every seat, as LearnerBatch takes it
+        opponents = make_agent(opponents, seed=seed)
+    env = make_env(config, opponents)
+    obs, _ = env.reset(seed=seed)
+    while True:
+        mask = env.action_masks()
+        action = agent.act(obs, mask, env.raw)
+        following, reward, terminated, truncated, _ = env.step(action)
+        done = terminated or truncated
+        reward_row = np.array([reward], np.float32)
+        yield obs[None], mask[None], np.array([action], np.int64), reward_row, np.array([done])
+        obs = env.reset()[0] if done else following
 
 
 def discounted_returns(rewards: np.ndarray, dones: np.ndarray, gamma: float) -> np.ndarray:
