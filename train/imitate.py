@@ -81,7 +81,10 @@ def collect(
     ``pimc:iterations=16``) plays one game at a time on the reference engine, where the
     cost is its own search. Only whole episodes are kept, so that every decision has its
     return; forced moves follow ``skip_forced``."""
-    agent = make_agent(teacher, seed=seed, encoding=game_spec(config.game).encoding)
+    try:
+        agent = make_agent(teacher, seed=seed, encoding=game_spec(config.game).encoding)
+    except ValueError as error:
+        raise ValueError(f"pretrain.imitate: {error}") from None
     batch = make_vec_env(
         config.n_envs,
         config.num_players,
