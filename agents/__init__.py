@@ -1,6 +1,7 @@
 """Agents for the suite's games, all behind one interface (:class:`spinner_env.agents.base.Agent`).
 
-``make_agent(spec)`` builds one from a name (``random``, ``greedy``, ``heuristic``), a
+``make_agent(spec)`` builds one from a name (``random``, ``greedy``, ``heuristic``,
+``expert``), a
 committed policy by name (:data:`COMMITTED`: ``spinner_2p``, ...; ``checkpoint`` is
 ``spinner_2p``, the 2-player Spinner policy, ``checkpoints/spinner_2p.safetensors``),
 the path of a policy file from ``spinner-train`` (the safe format of
@@ -16,6 +17,7 @@ from pathlib import Path
 
 from spinner_env.agents.base import Agent, GameView, legal_actions
 from spinner_env.agents.baselines import GreedyAgent, RandomAgent
+from spinner_env.agents.expert import ExpertAgent, ExpertWeights
 from spinner_env.agents.heuristic import HeuristicAgent, HeuristicWeights
 from spinner_env.agents.search import SEARCH_AGENTS, ISMCTSAgent, PIMCAgent, make_search_agent
 
@@ -25,6 +27,7 @@ BASELINES: dict[str, type[Agent]] = {
     "random": RandomAgent,
     "greedy": GreedyAgent,
     "heuristic": HeuristicAgent,
+    "expert": ExpertAgent,
 }
 
 CHECKPOINTS = Path(__file__).parent / "checkpoints"
@@ -88,6 +91,8 @@ __all__ = [
     "COMMITTED",
     "DEFAULT_CHECKPOINT",
     "Agent",
+    "ExpertAgent",
+    "ExpertWeights",
     "GameView",
     "GreedyAgent",
     "HeuristicAgent",

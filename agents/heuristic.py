@@ -95,12 +95,24 @@ class HeuristicAgent(Agent):
             return self._mexican_train.choose(observation, legal, view)
         if not isinstance(game, SpinnerState):
             raise ValueError(f"the heuristic agent does not play {type(game).__name__}")
-        hand = _HandCounts(game.hands[game.current])
+        hand = self.count_hand(game)
         move_of = view.encoding.move_of
         scores = [self.score(game, move_of(int(a)), hand) for a in legal]
         return int(legal[int(np.argmax(scores))])
 
-    def score(self, game: SpinnerState, move: Place, hand: _HandCounts) -> float:
+    def count_hand(self, game: SpinnerState) -> HandCounts:
+        """What :meth:`score` reads of the seat to act's hand, counted once per decision."""
+        return HandCounts(game.hands[game.current])
+
+    def lateness(self, game: SpinnerState) -> float:
+        """0 until the smallest opposing hand is down to ``late_hand_size`` tiles, then
+        rising to 1 when it holds one."""
+        late = self.weights.late_hand_size
+        me = game.current
+        smallest_opposing = min(len(h) for s, h in enumerate(game.hands) if s != me)
+        return max(0, late + 1 - smallest_opposing) / late
+
+    def score(self, game: SpinnerState, move: Place, hand: HandCounts) -> float:
         """How good placing ``move`` is for the seat to act (higher is better)."""
         w = self.weights
         me = game.current
@@ -108,9 +120,7 @@ class HeuristicAgent(Agent):
         tile = move.tile
         if hand.size == 1:
             return float("inf")  # going out wins the hand (S6.4)
-        smallest_opposing = min(len(game.hands[s]) for s in range(n) if s != me)
-        lateness = max(0, w.late_hand_size + 1 - smallest_opposing) / w.late_hand_size
-        score = tile_points(tile) * (w.points + w.late_points * lateness)
+        score = tile_points(tile) * (w.points + w.late_points * self.lateness(game))
         score += w.variety * hand.variety_without(tile)
         next_voids = game.voids[(me + 1) % n]
         if tile.is_double:
@@ -129,7 +139,7 @@ class HeuristicAgent(Agent):
         return score
 
 
-class _HandCounts:
+class HandCounts:
     """A hand counted by number once per decision, so each candidate is scored in O(1)."""
 
     def __init__(self, hand: list[SpinnerTile]) -> None:

@@ -39,7 +39,7 @@ import multiprocessing
 import os
 import sys
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -56,6 +56,10 @@ from spinner_env.games import GameSpec, game_spec
 
 Z95 = 1.96
 RATE = (0.0, 1.0)
+
+MoveWatcher = Callable[[Any, Sequence[Agent], int, Any], None]
+"""Called after every move with the match state, the agent of each seat, the seat that
+moved and its move."""
 
 
 @dataclass(frozen=True)
@@ -94,16 +98,19 @@ def play_match(
     seed: int,
     seat_agents: Sequence[Agent],
     rules: dict[str, Any] | None = None,
+    on_move: MoveWatcher | None = None,
 ) -> MatchRecord:
-    """Play one full match of ``game`` dealt from ``seed``; seat s is ``seat_agents[s]``."""
+    """Play one full match of ``game`` dealt from ``seed``; seat s is ``seat_agents[s]``.
+    ``on_move(state, seat_agents, seat, move)``, if given, sees every move just after it is
+    played (a hand's last move with ``state.hand_over`` true and the hands as scored)."""
     state = game.new_state(num_players, seed, **(rules or {}))
     while True:
         legal = state.legal_moves()
-        if len(legal) == 1:
-            move = legal[0]
-        else:
-            move = choose_move(seat_agents[state.current], state, game.encoding)
+        seat = state.current
+        move = legal[0] if len(legal) == 1 else choose_move(seat_agents[seat], state, game.encoding)
         state.play_legal(move)
+        if on_move is not None:
+            on_move(state, seat_agents, seat, move)
         if state.hand_over:
             if state.match_over:
                 break
@@ -126,8 +133,10 @@ def play_deal(
     seed: int,
     deal: int,
     rules: dict[str, Any] | None = None,
+    on_move: MoveWatcher | None = None,
 ) -> list[MatchRecord]:
-    """The deal ``deal`` played once per rotation of ``lineup`` around the table."""
+    """The deal ``deal`` played once per rotation of ``lineup`` around the table
+    (``on_move``: as :func:`play_match` takes it)."""
     n = len(lineup)
     dseed = deal_seed(seed, deal)
     records = []
@@ -135,7 +144,7 @@ def play_deal(
         seats = [lineup[(s + rotation) % n] for s in range(n)]
         for position, agent in enumerate(seats):
             agent.seed([seed, deal, rotation, position])
-        records.append(play_match(game, n, dseed, seats, rules))
+        records.append(play_match(game, n, dseed, seats, rules, on_move))
     return records
 
 
@@ -459,9 +468,7 @@ def _play_in_worker(task: tuple[tuple[int, ...], int]) -> tuple[dict, dict]:
 def build_agents(agents: Sequence[Agent | str], game: GameSpec) -> list[Agent]:
     """Agents from spinner_env.agents and specs (a policy file is checked against the game as it
     loads); two different specs may not share a name."""
-    built = [
-        make_agent(a, encoding=game.encoding) if isinstance(a, str) else a for a in agents
-    ]
+    built = [make_agent(a, encoding=game.encoding) if isinstance(a, str) else a for a in agents]
     seen: dict[str, str] = {}
     for given, agent in zip(agents, built, strict=True):
         if isinstance(given, str) and seen.setdefault(agent.name, given) != given:
@@ -638,9 +645,7 @@ def main(argv: Sequence[str] | None = None) -> Report:
             league=args.league,
             anchor=anchor,
         )
-        report.command = "spinner-evaluate " + " ".join(
-            argv if argv is not None else sys.argv[1:]
-        )
+        report.command = "spinner-evaluate " + " ".join(argv if argv is not None else sys.argv[1:])
         print(report.table())
         if args.out is not None:
             json_path, png_path = report.save(args.out)

@@ -81,7 +81,7 @@ def _choose(
     # placement of the last tile scores inf and the first one wins (S6.4).
     if _legal_count(mask) == 1 or hand.shape[0] == 1:
         return first
-    # _HandCounts over the numbers 0..9; the count at S stays 0, never read as a score.
+    # HandCounts over the numbers 0..9; the count at S stays 0, never read as a score.
     holders = np.zeros(S + 1, np.int64)
     fits = np.zeros(S + 1, np.int64)
     for tile in hand:

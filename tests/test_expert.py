@@ -1,0 +1,93 @@
+"""The expert Spinner player: its considerations on explicit positions (S1-S8)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import fields
+
+import pytest
+from spinner_env.agents import ExpertAgent, ExpertWeights, HeuristicAgent, make_agent
+from spinner_env.agents.expert import Outlook
+from spinner_env.agents.heuristic import HeuristicWeights
+from spinner_env.train.evaluate import tournament
+from test_agents import SETTER, deal, decide, play
+
+from spinner_env.spinner import ALL_TILES, S
+
+
+def shown_void_in_3_8_and_s():
+    """Seat 1 to act on free ends {3, 8}; seat 0 drew on them and passed, so it holds no 3,
+    8 or spinner tile (S6.2, S8). Seat 1 holds 3-3 and 3-4 for the 3 end, 7-8 for the 8."""
+    view = deal(SETTER, "3-9 8-9 3-3 3-4 7-8 2-2 4-4 5-5 6-6 7-7 2-4 2-5 2-6 4-5")
+    game = view.game
+    play(game, "3-9")
+    play(game)  # seat 0: no 9 or S, draws and passes
+    play(game, "8-9")
+    play(game)  # seat 0: no 3, 8 or S, draws and passes
+    assert game.voids[0] == {3, 8, S} and game.playable_ends() == [3, 8]
+    return view
+
+
+def test_the_expert_keeps_its_spinner_tile_while_a_plain_tile_fits():
+    """S1.2, S4.2: 5-S fits any end, so it is kept for a turn when nothing else will;
+    2-9 goes on the set's 9 arm instead. The heuristic dumps the heavier 5-S."""
+    view = deal(SETTER, "2-9 5-S 2-2 4-4 5-5 6-6 7-7 2-4 2-5 2-6 4-5 4-6 4-7 5-6")
+    assert decide(HeuristicAgent(), view).startswith("5-S")
+    assert decide(ExpertAgent(), view) == "2-9 on 9 (opens 2)"
+
+
+def test_the_next_seat_chance_to_be_stuck_counts_only_tiles_it_may_hold():
+    """S8: the next seat may hold only unseen tiles (not ours, not on the layout) without a
+    value it was shown void in; its hand is a uniform draw of its size from them."""
+    game = shown_void_in_3_8_and_s().game
+    outlook = Outlook(game)
+    seen = {*game.hands[1], *(placed.tile for placed in game.layout)}
+    possible = [t for t in ALL_TILES if t not in seen and not (t.has(3) or t.has(8) or t.has(S))]
+    held = len(game.hands[0])
+    assert outlook.possible == len(possible) and outlook.next_hand_size == held
+    with_2 = sum(1 for t in possible if t.has(2))
+    assert outlook.next_stuck_chance([2]) == pytest.approx(
+        math.comb(len(possible) - with_2, held) / math.comb(len(possible), held)
+    )
+    assert outlook.next_stuck_chance([3, 8]) == 1.0  # only void values: it must draw (S6.2)
+    assert outlook.next_stuck_chance([2, S]) == 0.0  # a wild end takes any tile (S4.2)
+
+
+def test_the_expert_fills_the_ends_the_next_seat_is_void_in():
+    """S5.1, S8: after 3-3 the next three placements go on its 3 arms, and seat 0 was shown
+    void in 3 and in spinners, so it must draw; seat 1 keeps 3-4 to follow."""
+    view = shown_void_in_3_8_and_s()
+    assert decide(ExpertAgent(), view) == "3-3 on 3 (opens 3)"
+
+
+def test_the_expert_weights_extend_the_heuristic_weights():
+    """Every heuristic weight is an expert weight, so one scoring serves both players; with
+    the expert's own considerations off and the heuristic's weights it decides as the
+    heuristic does."""
+    own = {f.name for f in fields(ExpertWeights)} - {f.name for f in fields(HeuristicWeights)}
+    assert own == {"block_next", "keep_wild", "own_stuck"}
+    heuristic_like = ExpertWeights(
+        **{f.name: getattr(HeuristicWeights(), f.name) for f in fields(HeuristicWeights)},
+        **dict.fromkeys(own, 0.0),
+    )
+    agents = [ExpertAgent(weights=heuristic_like), HeuristicAgent()]
+    report = tournament(agents, 2, matches=4, rules={"num_hands": 2}, progress=False)
+    assert report.agents["expert"]["points"].mean == report.agents["heuristic"]["points"].mean
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 8])
+def test_the_expert_is_a_deterministic_baseline_at_any_player_count(num_players):
+    """S2.1: make_agent("expert") plays 2-8 players; it has no randomness, so a rerun of
+    the same deals gives the same totals."""
+    agent = make_agent("expert", seed=0)
+    assert isinstance(agent, ExpertAgent) and agent.name == "expert"
+
+    lineup = ["expert", "greedy", *["heuristic"] * (num_players - 2)]
+
+    def totals():
+        report = tournament(
+            lineup, num_players, matches=num_players, rules={"num_hands": 1}, progress=False
+        )
+        return report.agents["expert"]["points"].mean
+
+    assert totals() == totals()
