@@ -103,16 +103,23 @@ def test_greedy_places_the_heaviest_tile_s_counting_ten():
     assert decide(GreedyAgent(), view).startswith("6-S")
 
 
-def test_heuristic_plays_a_double_the_next_player_cannot_follow():
-    """S5.1: after 3-3, the next three placements go on its arms; seat 0 was shown void in
-    3 (it drew on a 3 end, S8), so the heuristic lays that trap before heavier 7-8."""
+def shown_void_in_3_8_and_s() -> GameView:
+    """Seat 1 to act on free ends {3, 8}; seat 0 drew on them and passed, so it holds no 3,
+    8 or spinner tile (S6.2, S8). Seat 1 holds 3-3 and 3-4 for the 3 end, 7-8 for the 8."""
     view = deal(SETTER, "3-9 8-9 3-3 3-4 7-8 2-2 4-4 5-5 6-6 7-7 2-4 2-5 2-6 4-5")
     game = view.game
     play(game, "3-9")
     play(game)  # seat 0: no 9 or S, draws and passes
     play(game, "8-9")
     play(game)  # seat 0: no 3, 8 or S, draws and passes
-    assert {3, 8} <= game.voids[0]
+    assert game.voids[0] == {3, 8, S} and game.playable_ends() == [3, 8]
+    return view
+
+
+def test_heuristic_plays_a_double_the_next_player_cannot_follow():
+    """S5.1: after 3-3, the next three placements go on its arms; seat 0 was shown void in
+    3 (it drew on a 3 end, S8), so the heuristic lays that trap before heavier 7-8."""
+    view = shown_void_in_3_8_and_s()
     assert decide(GreedyAgent(), view).startswith("7-8")
     assert decide(HeuristicAgent(), view).startswith("3-3")
 

@@ -10,22 +10,9 @@ from spinner_env.agents import ExpertAgent, ExpertWeights, HeuristicAgent, make_
 from spinner_env.agents.expert import Outlook
 from spinner_env.agents.heuristic import HeuristicWeights
 from spinner_env.train.evaluate import tournament
-from test_agents import SETTER, deal, decide, play
+from test_agents import SETTER, deal, decide, shown_void_in_3_8_and_s
 
 from spinner_env.spinner import ALL_TILES, S
-
-
-def shown_void_in_3_8_and_s():
-    """Seat 1 to act on free ends {3, 8}; seat 0 drew on them and passed, so it holds no 3,
-    8 or spinner tile (S6.2, S8). Seat 1 holds 3-3 and 3-4 for the 3 end, 7-8 for the 8."""
-    view = deal(SETTER, "3-9 8-9 3-3 3-4 7-8 2-2 4-4 5-5 6-6 7-7 2-4 2-5 2-6 4-5")
-    game = view.game
-    play(game, "3-9")
-    play(game)  # seat 0: no 9 or S, draws and passes
-    play(game, "8-9")
-    play(game)  # seat 0: no 3, 8 or S, draws and passes
-    assert game.voids[0] == {3, 8, S} and game.playable_ends() == [3, 8]
-    return view
 
 
 def test_the_expert_keeps_its_spinner_tile_while_a_plain_tile_fits():
