@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import math
-from dataclasses import fields
+from dataclasses import fields, replace
 
 import pytest
 from spinner_env.agents import ExpertAgent, ExpertWeights, HeuristicAgent, make_agent
 from spinner_env.agents.expert import Outlook
 from spinner_env.agents.heuristic import HeuristicWeights
 from spinner_env.train.evaluate import tournament
-from test_agents import SETTER, deal, decide, shown_void_in_3_8_and_s
+from test_agents import SETTER, deal, decide, play, shown_void_in_3_8_and_s
 
 from spinner_env.spinner import ALL_TILES, S
 
@@ -42,9 +42,32 @@ def test_the_next_seat_chance_to_be_stuck_counts_only_tiles_it_may_hold():
 
 def test_the_expert_fills_the_ends_the_next_seat_is_void_in():
     """S5.1, S8: after 3-3 the next three placements go on its 3 arms, and seat 0 was shown
-    void in 3 and in spinners, so it must draw; seat 1 keeps 3-4 to follow."""
+    void in 3 and in spinners, so it must draw (S6.2); seat 1 keeps 3-4 to follow. The
+    heuristic's double bonuses are off in the expert: the blocking chance decides."""
     view = shown_void_in_3_8_and_s()
     assert decide(ExpertAgent(), view) == "3-3 on 3 (opens 3)"
+    never_blocking = ExpertAgent(weights=replace(ExpertWeights(), block_next=0.0))
+    assert decide(never_blocking, view) == "7-8 on 8 (opens 7)"  # the heavier tile
+
+
+@pytest.mark.parametrize(
+    "follow_up, expected",
+    [("0-8", "0-8 on 0 (opens 8)"), ("0-3", "3-3 on 3 (opens 3)")],
+)
+def test_the_expert_keeps_a_tile_for_the_ends_it_leaves(follow_up, expected):
+    """S5.1: after 3-3 the next three placements must go on 3s. Holding no other 3 or
+    spinner tile, seat 1 would have to draw next turn, so it places 0-8 and keeps 3-3 for
+    the 3 end; holding 0-3 to follow, it plays the double."""
+    view = deal(SETTER, f"7-9 3-9 3-3 {follow_up} 2-4 2-5 2-6 4-5 4-6 5-6 2-2 4-4 5-5 6-6")
+    game = view.game
+    play(game, "7-9")
+    play(game)  # seat 0: no 9 or S, draws and passes
+    play(game, "3-9")
+    play(game, "0-7")
+    assert game.current == 1 and game.playable_ends() == [0, 3]
+    assert decide(ExpertAgent(), view) == expected
+    never_stuck = ExpertAgent(weights=replace(ExpertWeights(), own_stuck=0.0))
+    assert decide(never_stuck, view) == "3-3 on 3 (opens 3)"
 
 
 def test_the_expert_weights_extend_the_heuristic_weights():
