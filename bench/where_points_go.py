@@ -18,14 +18,14 @@ once per seating, agents reseeded per match) and prints, per agent:
 
 from __future__ import annotations
 
-import argparse
 from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from spinner_env.agents.base import Agent, EngineView
-from spinner_env.train.evaluate import build_agents, play_deal
+from spinner_env.train.cli import ArgumentParser, fail_cleanly
+from spinner_env.train.evaluate import MoveWatcher, build_agents, play_deal
 
 from spinner_env.games import game_spec
 from spinner_env.match import Draw, Pass
@@ -58,7 +58,7 @@ class Tally:
 
 
 class Watched(Agent):
-    """An agent whose decisions are tallied before they are made (it decides unchanged)."""
+    """An agent that tallies every decision it makes, deciding as the agent it wraps."""
 
     needs_view = True
 
@@ -102,7 +102,7 @@ class Watched(Agent):
             t.add(name, "double_played", chosen.tile.is_double)
 
 
-def hand_watcher(tally: Tally):
+def hand_watcher(tally: Tally) -> MoveWatcher:
     """An ``on_move`` for ``play_deal`` that tallies draws, passes and every hand's end."""
 
     def on_move(state: SpinnerState, seats: Sequence[Agent], seat: int, move: Any) -> None:
@@ -139,6 +139,8 @@ def study(
     """Tally ``matches`` matches (whole duplicate deals) of one lineup of ``specs``."""
     if len(specs) != num_players:
         raise ValueError(f"{len(specs)} agents for {num_players} seats")
+    if matches < 1:
+        raise ValueError(f"matches must be at least 1, got {matches}")
     game = game_spec("spinner")
     tally = Tally()
     lineup = [Watched(agent, tally) for agent in build_agents(specs, game)]
@@ -201,7 +203,7 @@ def report(tally: Tally) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = ArgumentParser("where_points_go.py", __doc__.split("\n\n")[0])
     parser.add_argument("--agents", nargs="+", default=["heuristic", "pimc:time=0.01"])
     parser.add_argument("--matches", type=int, default=40)
     parser.add_argument("--seed", type=int, default=0)
@@ -210,7 +212,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.smoke:
         args.agents, args.matches = ["expert", "heuristic"], 2
     rules = {"num_hands": 1} if args.smoke else None
-    tally = study(args.agents, args.matches, len(args.agents), args.seed, rules)
+    with fail_cleanly(parser, args.debug):
+        tally = study(args.agents, args.matches, len(args.agents), args.seed, rules)
     print(f"{args.matches} matches, seed {args.seed}, {len(args.agents)} players\n")
     print(report(tally))
 
