@@ -93,12 +93,12 @@ class Outlook(HandCounts):
 
     def __init__(self, game: SpinnerState) -> None:
         me = game.current
-        self.hand = game.hands[me]
-        super().__init__(self.hand)
+        hand = game.hands[me]
+        super().__init__(hand)
         self.plain_playable = any(not p.tile.has(S) for p in game.placements())
         nxt = (me + 1) % game.num_players
         self.next_hand_size = len(game.hands[nxt])
-        seen = {*self.hand, *(placed.tile for placed in game.layout)}
+        seen = {*hand, *(placed.tile for placed in game.layout)}
         voids = game.voids[nxt]
         # The tiles the next seat may hold: unseen, with no half it was shown void in.
         possible = [t for t in ALL_TILES if t not in seen and not any(t.has(v) for v in voids)]
@@ -123,7 +123,9 @@ class Outlook(HandCounts):
         return chance
 
     def kept_fitting(self, move: Place, ends: list[int]) -> bool:
-        """Whether a tile other than the one placed fits one of ``ends``."""
-        kept = list(self.hand)
-        kept.remove(move.tile)
-        return any(matches(h, e) for t in kept for h in (t.low, t.high) for e in ends)
+        """Whether a tile other than the one placed fits one of ``ends`` (any tile fits a
+        wild end, S4.2)."""
+        return any(
+            self.size > 1 if end == S else self.fitting_without(move.tile, end) > 0
+            for end in ends
+        )
