@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 from spinner_env.agents.heuristic import HandCounts, HeuristicAgent, HeuristicWeights
 from spinner_env.agents.mexican_train_heuristic import MexicanTrainWeights
 
@@ -67,6 +68,11 @@ class ExpertAgent(HeuristicAgent):
         mexican_train_weights: MexicanTrainWeights | None = None,
     ) -> None:
         super().__init__(seed, weights or ExpertWeights(), mexican_train_weights)
+
+    def compiled_weights(self) -> np.ndarray:
+        """All its Spinner weights, the expert's own included, as the batched engine's
+        compiled player reads them (``HeuristicWeights.as_array()``)."""
+        return self.weights.as_array()
 
     def count_hand(self, game: SpinnerState) -> Outlook:
         return Outlook(game)

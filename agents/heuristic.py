@@ -52,11 +52,14 @@ class HeuristicWeights:
 
     def as_array(self) -> np.ndarray:
         """The weights as the batched engine's compiled heuristic reads them (float64, in
-        the order of ``spinner_env.batched.spinner_heuristic.WEIGHT_NAMES``)."""
+        the order of ``spinner_env.batched.spinner_heuristic.WEIGHT_NAMES``). The compiled
+        code also plays the expert, whose weights extend these
+        (``spinner_env.agents.expert.ExpertWeights``): a weight not here is the expert's
+        own, and 0 turns its consideration off."""
         # Imported here: the compiled engine needs numba (the train extra), the agent does not.
         from spinner_env.batched.spinner_heuristic import WEIGHT_NAMES
 
-        return np.array([getattr(self, name) for name in WEIGHT_NAMES], np.float64)
+        return np.array([getattr(self, name, 0.0) for name in WEIGHT_NAMES], np.float64)
 
 
 class HeuristicAgent(Agent):
@@ -99,6 +102,16 @@ class HeuristicAgent(Agent):
         move_of = view.encoding.move_of
         scores = [self.score(game, move_of(int(a)), hand) for a in legal]
         return int(legal[int(np.argmax(scores))])
+
+    def compiled_weights(self) -> np.ndarray:
+        """Its Spinner weights as the batched engine's compiled player reads them
+        (``HeuristicWeights.as_array()``), the expert's own considerations off: the
+        heuristic reads none of them, whatever the type of its weights."""
+        from spinner_env.batched.spinner_heuristic import EXPERT_WEIGHT_NAMES
+
+        weights = self.weights.as_array()
+        weights[-len(EXPERT_WEIGHT_NAMES) :] = 0.0
+        return weights
 
     def count_hand(self, game: SpinnerState) -> HandCounts:
         """What :meth:`score` reads of the seat to act's hand, counted once per decision."""

@@ -23,16 +23,17 @@ later hands). Any game of the suite, 2 to 8 players.
 Rollouts play the determinization to the end of the hand (``score=points``: each seat
 scores its hand point difference, S7 / M6.2, as ``hand_score_difference``) or of the match
 (``score=match``: the zero-sum match outcome, S7.2 / M6.3) with ``random`` moves, or any
-agent ``make_agent`` builds (``greedy``, ``heuristic``, ``checkpoint`` or a policy file).
+agent ``make_agent`` builds (``greedy``, ``heuristic``, ``expert``, ``checkpoint`` or a
+policy file).
 
-**Engines.** A rollout by ``random``, ``greedy`` or ``heuristic`` (its default or own
-weights) runs on the game's batched numba engine
-(:class:`spinner_env.batched.spinner_rollout.SpinnerRollouts`,
+**Engines.** A rollout by ``random``, ``greedy``, ``heuristic`` or ``expert`` (its default
+or own weights; in Mexican Train the expert plays as the heuristic) runs on the game's
+batched numba engine (:class:`spinner_env.batched.spinner_rollout.SpinnerRollouts`,
 :class:`spinner_env.batched.mexican_train_rollout.MexicanTrainRollouts`: the position is
 copied into a compiled game record and played out in compiled code, with the same result
-as on the reference engine for greedy and heuristic); any other rollout (a checkpoint, a
-policy file) plays on the reference engine (``copy()`` of the rules engine, a Python
-policy). ``engine=auto`` (the default) takes the batched engine where it can (numba
+as on the reference engine for greedy, heuristic and expert); any other rollout (a
+checkpoint, a policy file) plays on the reference engine (``copy()`` of the rules engine,
+a Python policy). ``engine=auto`` (the default) takes the batched engine where it can (numba
 installed), ``engine=batched`` insists on it, ``engine=reference`` never uses it. With
 heuristic rollouts the batched engine makes about 9 times as many ISMCTS iterations a
 second in both games, and PIMC about 21 (Spinner) and 15 (Mexican Train) times as many
@@ -66,6 +67,7 @@ from typing import Any
 import numpy as np
 from spinner_env.agents.base import Agent, EngineView, GameView
 from spinner_env.agents.baselines import GreedyAgent
+from spinner_env.agents.expert import ExpertAgent
 from spinner_env.agents.heuristic import HeuristicAgent
 
 from spinner_env.aec import Encoding, hand_score_difference, zero_sum_outcome
@@ -245,7 +247,7 @@ class SearchAgent(Agent):
         if isinstance(game, SpinnerState):
             from spinner_env.batched.spinner_rollout import SpinnerRollouts
 
-            weights = heuristic.weights.as_array()
+            weights = heuristic.compiled_weights()
             return SpinnerRollouts(game.rules, kind, weights, to_match_end=to_match_end)
         assert isinstance(game, MexicanTrainState)  # the other game with a loader
         from spinner_env.batched.mexican_train_rollout import MexicanTrainRollouts
@@ -264,7 +266,7 @@ class SearchAgent(Agent):
             return kinds.OPPONENT_RANDOM
         if type(agent) is GreedyAgent:
             return kinds.OPPONENT_GREEDY
-        if type(agent) is HeuristicAgent:
+        if type(agent) in (HeuristicAgent, ExpertAgent):  # the expert: its weights
             return kinds.OPPONENT_HEURISTIC
         return None
 

@@ -14,11 +14,13 @@ from dataclasses import fields
 
 import numpy as np
 import pytest
+from spinner_env.agents.expert import ExpertWeights
 from spinner_env.agents.heuristic import HeuristicAgent, HeuristicWeights
 from test_batched import play_side_by_side
 
 from spinner_env.batched.spinner import BatchedSpinner, BatchStep, sample_legal
 from spinner_env.batched.spinner_heuristic import (
+    HEURISTIC_WEIGHT_NAMES,
     WEIGHT_NAMES,
     heuristic_actions,
     heuristic_actions_from_obs,
@@ -34,10 +36,13 @@ WEIGHT_SETS = {
 }
 
 
-def test_weight_names_are_the_heuristic_weights_fields() -> None:
-    assert sorted(WEIGHT_NAMES) == sorted(f.name for f in fields(HeuristicWeights))
+def test_weight_names_are_the_heuristic_weights_fields_then_the_experts() -> None:
+    """The heuristic's array holds its weights and the expert's own at 0 (off)."""
+    assert tuple(f.name for f in fields(HeuristicWeights)) == HEURISTIC_WEIGHT_NAMES
+    assert tuple(f.name for f in fields(ExpertWeights)) == WEIGHT_NAMES
     weights = WEIGHT_SETS["odd"]
-    assert weights.as_array().tolist() == [getattr(weights, n) for n in WEIGHT_NAMES]
+    expected = [getattr(weights, n) for n in HEURISTIC_WEIGHT_NAMES] + [0.0] * 3
+    assert weights.as_array().tolist() == expected
 
 
 @pytest.mark.parametrize("weights", WEIGHT_SETS.values(), ids=WEIGHT_SETS.keys())

@@ -173,9 +173,9 @@ def test_engine_batched_refuses_what_it_cannot_roll_out() -> None:
 
 
 @pytest.mark.parametrize("game", ["spinner", "mexican_train"])
-@pytest.mark.parametrize("rollout", ["heuristic", "greedy"])
+@pytest.mark.parametrize("rollout", ["heuristic", "expert", "greedy"])
 def test_both_engines_find_the_same_pimc_scores(game: str, rollout: str) -> None:
-    """A PIMC decision with heuristic or greedy rollouts (no randomness in the rollouts)
+    """A PIMC decision with heuristic, expert or greedy rollouts (no randomness in them)
     sums the same scores on both engines: the batched path changes the speed, not the
     search."""
     state, legal = decision(game, 3, seed=7)

@@ -1,17 +1,24 @@
-"""The Spinner heuristic of ``spinner_env.agents.heuristic`` compiled for the batched engine.
+"""The Spinner heuristic and expert of ``spinner_env.agents`` compiled for the batched engine.
 
 :func:`heuristic_action` makes, for the seat to act in one :data:`~spinner_env.batched.spinner.GAME`
-record, the decision ``spinner_env.agents.HeuristicAgent`` makes on the same position: the same
-scores in the same float64 operations, the highest over the legal ids in ascending order
-with the first maximum winning (``np.argmax``), and a single legal action played as is
-(``Agent.act``). ``tests/test_batched_heuristic.py`` requires it decision by decision.
-What the considerations are and why is the agent's docstring.
+record, the decision ``spinner_env.agents.HeuristicAgent`` makes on the same position, or
+``spinner_env.agents.ExpertAgent``'s: the same scores in the same float64 operations, the
+highest over the legal ids in ascending order with the first maximum winning
+(``np.argmax``), and a single legal action played as is (``Agent.act``).
+``tests/test_batched_heuristic.py`` and ``tests/test_batched_expert.py`` require it
+decision by decision. What the considerations are and why is the agents' docstrings.
 
-The engine stays rules-only (no ``agents`` import): the weights come as a float64 array
-in the order of :data:`WEIGHT_NAMES`, which ``HeuristicWeights.as_array()`` writes.
+One scoring serves both players, because the expert is the heuristic with three more
+considerations (``ExpertWeights`` extends ``HeuristicWeights``): the weights come as a
+float64 array in the order of :data:`WEIGHT_NAMES`, which ``HeuristicWeights.as_array()``
+writes, with the expert's own three at 0 for a heuristic. The expert's terms are computed
+only when one of them is not 0, so the heuristic pays nothing for them. The engine stays
+rules-only (no ``agents`` import).
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -19,17 +26,24 @@ from numba import njit
 from spinner_env.batched.core import _kth_legal, _legal_count
 from spinner_env.batched.numba_cache import drop_stale_cache
 from spinner_env.batched.spinner import (
+    ACTION_END,
     ACTION_OPENS,
     ACTION_TILE,
     NUM_TILES,
+    TILE_FITS,
     TILE_HIGH,
     TILE_LOW,
     TILE_POINTS,
 )
-from spinner_env.spinner import S
-from spinner_env.spinner_v0 import MAX_PLAYERS, NUM_ACTIONS, OBSERVATION_SIZE, OBSERVATION_SLICES
+from spinner_env.spinner import NUM_VALUES, S
+from spinner_env.spinner_v0 import (
+    MAX_PLAYERS,
+    NUM_ACTIONS,
+    OBSERVATION_SIZE,
+    OBSERVATION_SLICES,
+)
 
-WEIGHT_NAMES: tuple[str, ...] = (
+HEURISTIC_WEIGHT_NAMES: tuple[str, ...] = (
     "points",
     "late_points",
     "late_hand_size",
@@ -42,6 +56,10 @@ WEIGHT_NAMES: tuple[str, ...] = (
     "open_wild",
 )
 """The ``HeuristicWeights`` fields in the order the compiled code reads them."""
+EXPERT_WEIGHT_NAMES: tuple[str, ...] = ("block_next", "keep_wild", "own_stuck")
+"""The expert's own ``ExpertWeights`` fields, read after the heuristic's."""
+WEIGHT_NAMES = HEURISTIC_WEIGHT_NAMES + EXPERT_WEIGHT_NAMES
+"""Every weight the compiled code reads, in order: a weight array has one entry per name."""
 NUM_WEIGHTS = len(WEIGHT_NAMES)
 
 _POINTS = WEIGHT_NAMES.index("points")
@@ -54,11 +72,34 @@ _VARIETY = WEIGHT_NAMES.index("variety")
 _FOLLOW_OPEN = WEIGHT_NAMES.index("follow_open")
 _OPEN_VOID_NEXT = WEIGHT_NAMES.index("open_void_next")
 _OPEN_WILD = WEIGHT_NAMES.index("open_wild")
+_BLOCK_NEXT = WEIGHT_NAMES.index("block_next")
+_KEEP_WILD = WEIGHT_NAMES.index("keep_wild")
+_OWN_STUCK = WEIGHT_NAMES.index("own_stuck")
 
 _HAND = OBSERVATION_SLICES["hand"].start
+_PLACED = OBSERVATION_SLICES["placed"].start
+_FREE = OBSERVATION_SLICES["free_ends"].start
+_UNFILLED = OBSERVATION_SLICES["unfilled"].start
 _SIZES = OBSERVATION_SLICES["hand_sizes"].start
 _SEATS = OBSERVATION_SLICES["seats"].start
-_NEXT_VOIDS = OBSERVATION_SLICES["voids"].start + S + 1  # relative seat 1's row
+_NEXT_VOIDS = OBSERVATION_SLICES["voids"].start + NUM_VALUES  # relative seat 1's row
+
+
+class Outlook(NamedTuple):
+    """What the expert reads beyond the heuristic (``spinner_env.agents.expert.Outlook``):
+    the next seat's hand size and the tiles it may hold (S8), and the layout's open ends
+    (S4.5, S5), to find the ends each placement leaves playable."""
+
+    next_size: int
+    possible_fits: np.ndarray
+    """``TILE_FITS`` of every tile the next seat may hold (empty for the heuristic)."""
+    free_ends: np.ndarray
+    """Open ends by value outside the unfilled doubles."""
+    oldest: int
+    """The value of the oldest unfilled double's arms, -1 if none (S5.2)."""
+    oldest_arms: int
+    second: int
+    """The value of the second oldest unfilled double's arms, -1 if none."""
 
 
 @njit(cache=True)
@@ -67,15 +108,96 @@ def _has(tile: int, value: int) -> bool:
 
 
 @njit(cache=True)
+def _fitting_without(fits: np.ndarray, tile: int, value: int) -> int:
+    """``HandCounts.fitting_without``: the tiles other than ``tile`` that fit ``value``."""
+    return fits[value] - (_has(tile, value) or TILE_HIGH[tile] == S)
+
+
+@njit(cache=True)
+def _plays_expert(w: np.ndarray) -> bool:
+    return w[_BLOCK_NEXT] != 0.0 or w[_KEEP_WILD] != 0.0 or w[_OWN_STUCK] != 0.0
+
+
+@njit(cache=True)
+def _possible_fits(hand: np.ndarray, layout: np.ndarray, next_voids: np.ndarray) -> np.ndarray:
+    """``TILE_FITS`` of the tiles the next seat may hold: neither in ``hand`` nor on the
+    ``layout``, with no half of a value it was shown void in (S8)."""
+    seen = np.zeros(NUM_TILES, np.bool_)
+    for tile in hand:
+        seen[tile] = True
+    for tile in layout:
+        seen[tile] = True
+    fits = np.empty(NUM_TILES, np.int64)
+    count = 0
+    for tile in range(NUM_TILES):
+        if not (seen[tile] or next_voids[TILE_LOW[tile]] or next_voids[TILE_HIGH[tile]]):
+            fits[count] = TILE_FITS[tile]
+            count += 1
+    return fits[:count]
+
+
+@njit(cache=True)
+def _ends_after(action: int, o: Outlook) -> int:
+    """The end values a placement may go on once ``action`` is placed, as bits."""
+    tile = ACTION_TILE[action]
+    opens = ACTION_OPENS[action]
+    covered = -1  # the free end the placement covers
+    if o.oldest >= 0:  # S5.1, S5.3: it takes an arm of the oldest unfilled double
+        if o.oldest_arms > 1:
+            return 1 << o.oldest
+        if o.second >= 0:  # S5.4: filled, the next oldest waits (S5.2)
+            return 1 << o.second
+    else:
+        covered = ACTION_END[action]
+    if TILE_LOW[tile] == TILE_HIGH[tile]:  # S4.4: the double's arms come first (S5.1)
+        return 1 << opens
+    ends = 1 << opens  # S4.3
+    for v in range(NUM_VALUES):
+        if o.free_ends[v] > (1 if v == covered else 0):
+            ends |= 1 << v
+    return ends
+
+
+@njit(cache=True)
+def _next_stuck_chance(o: Outlook, ends: int) -> float:
+    """``Outlook.next_stuck_chance``: the chance that a uniform draw of the next seat's
+    hand size from the tiles it may hold has no tile for any of ``ends`` (S4.2)."""
+    possible = o.possible_fits.shape[0]
+    fitting = 0
+    for fits in o.possible_fits:
+        if fits & ends:
+            fitting += 1
+    free = possible - fitting
+    if free < o.next_size:
+        return 0.0
+    chance = 1.0
+    for i in range(o.next_size):
+        chance *= (free - i) / (possible - i)
+    return chance
+
+
+@njit(cache=True)
+def _kept_fitting(fits: np.ndarray, size: int, tile: int, ends: int) -> bool:
+    """``Outlook.kept_fitting``: whether a tile other than ``tile`` fits one of ``ends``
+    (any tile fits a wild end, S4.2)."""
+    for end in range(S):
+        if ends >> end & 1 and _fitting_without(fits, tile, end) > 0:
+            return True
+    return bool(ends >> S & 1) and size > 1
+
+
+@njit(cache=True)
 def _choose(
     hand: np.ndarray,
     smallest_opposing: int,
     next_voids: np.ndarray,
+    outlook: Outlook,
     mask: np.ndarray,
     w: np.ndarray,
 ) -> int:
-    """``HeuristicAgent.act`` from what it reads: the hand (tile ids, any order), the
-    smallest opposing hand size, the next seat's voids by value (0/1) and the mask."""
+    """``HeuristicAgent.act`` (``ExpertAgent.act`` with the expert's weights) from what it
+    reads: the hand (tile ids, any order), the smallest opposing hand size, the next
+    seat's voids by value (0/1), the expert's outlook and the mask."""
     first = _kth_legal(mask, 0)
     # One legal action (a draw or pass is always alone, S6.1-S6.3), or going out: every
     # placement of the last tile scores inf and the first one wins (S6.4).
@@ -92,6 +214,13 @@ def _choose(
     late = w[_LATE_HAND_SIZE]
     lateness = max(0.0, late + 1 - smallest_opposing) / late
     per_point = w[_POINTS] + w[_LATE_POINTS] * lateness
+    expert = _plays_expert(w)
+    plain_playable = False  # a placement of a tile with no spinner half is legal
+    if expert:
+        for a in range(first, NUM_ACTIONS):
+            if mask[a] and ACTION_TILE[a] >= 0 and TILE_HIGH[ACTION_TILE[a]] != S:
+                plain_playable = True
+                break
     best = -1
     best_score = 0.0
     for a in range(first, NUM_ACTIONS):
@@ -105,7 +234,7 @@ def _choose(
                 variety += 1
         score = TILE_POINTS[tile] * per_point
         score += w[_VARIETY] * variety
-        fitting = fits[opens] - (_has(tile, opens) or TILE_HIGH[tile] == S)
+        fitting = _fitting_without(fits, tile, opens)
         if TILE_LOW[tile] == TILE_HIGH[tile]:  # S4.4 doubles, S5.1 their arms
             score += w[_DOUBLE]
             if opens < S:  # not the double spinner
@@ -118,6 +247,13 @@ def _choose(
             score += w[_FOLLOW_OPEN] * min(3, fitting)
             if next_voids[opens]:
                 score += w[_OPEN_VOID_NEXT]
+        if expert:  # ExpertAgent.score's terms, in its order
+            ends = _ends_after(a, outlook)
+            score += w[_BLOCK_NEXT] * _next_stuck_chance(outlook, ends)
+            if TILE_HIGH[tile] == S and plain_playable:  # a spinner tile held back (S1.2)
+                score -= w[_KEEP_WILD] * (1 - lateness)
+            if not _kept_fitting(fits, hand.shape[0], tile, ends):
+                score -= w[_OWN_STUCK]
         if best < 0 or score > best_score:
             best = a
             best_score = score
@@ -126,14 +262,29 @@ def _choose(
 
 @njit(cache=True)
 def heuristic_action(game: np.record, num_players: int, mask: np.ndarray, w: np.ndarray) -> int:
-    """The heuristic's action for the seat to act in ``game``, legal by ``mask``."""
+    """The heuristic's (or expert's) action for the seat to act in ``game``, legal by
+    ``mask``."""
     me = game.current
     smallest_opposing = NUM_TILES
     for seat in range(num_players):
         if seat != me:
             smallest_opposing = min(smallest_opposing, game.hand_sizes[seat])
     hand = game.hands[me, : game.hand_sizes[me]]
-    return _choose(hand, smallest_opposing, game.voids[(me + 1) % num_players], mask, w)
+    nxt = (me + 1) % num_players
+    next_voids = game.voids[nxt]
+    possible = np.empty(0, np.int64)
+    if _plays_expert(w):
+        possible = _possible_fits(hand, game.layout[: game.layout_size], next_voids)
+    count = game.num_unfilled
+    outlook = Outlook(
+        int(game.hand_sizes[nxt]),
+        possible,
+        game.free_ends,
+        int(game.unfilled_value[0]) if count > 0 else -1,
+        int(game.unfilled_arms[0]),
+        int(game.unfilled_value[1]) if count > 1 else -1,
+    )
+    return _choose(hand, smallest_opposing, next_voids, outlook, mask, w)
 
 
 @njit(cache=True)
@@ -160,12 +311,23 @@ def heuristic_actions(
 
 
 @njit(cache=True)
+def _unfilled_arm_value(row: np.ndarray, i: int) -> int:
+    """The arm value of the observation's unfilled double i (oldest first), -1 if none."""
+    base = _UNFILLED + i * (NUM_VALUES + 1)
+    if row[base + NUM_VALUES] == 0:  # no arms left: no such double
+        return -1
+    return int(np.argmax(row[base : base + NUM_VALUES]))
+
+
+@njit(cache=True)
 def heuristic_actions_from_obs(obs: np.ndarray, mask: np.ndarray, w: np.ndarray) -> np.ndarray:
     """The same decisions read from ``spinner_v0`` observations of the seat to act, which
-    show all the heuristic looks at (own hand, hand sizes, the next seat's voids)."""
+    show all the heuristic and the expert look at (own hand, the layout, hand sizes, the
+    next seat's voids)."""
     _check_batch(obs.shape[0], mask, w)
     if obs.shape[1] != OBSERVATION_SIZE:
         raise ValueError("obs must have rows of spinner_v0.OBSERVATION_SIZE")
+    expert = _plays_expert(w)
     actions = np.empty(obs.shape[0], np.int64)
     for b in range(obs.shape[0]):
         row = obs[b]
@@ -174,14 +336,28 @@ def heuristic_actions_from_obs(obs: np.ndarray, mask: np.ndarray, w: np.ndarray)
         for rel in range(1, MAX_PLAYERS):
             if row[_SEATS + rel]:
                 smallest_opposing = min(smallest_opposing, int(row[_SIZES + rel]))
-        next_voids = row[_NEXT_VOIDS : _NEXT_VOIDS + S + 1]
-        actions[b] = _choose(hand, smallest_opposing, next_voids, mask[b], w)
+        next_voids = row[_NEXT_VOIDS : _NEXT_VOIDS + NUM_VALUES]
+        possible = np.empty(0, np.int64)
+        if expert:
+            layout = np.flatnonzero(row[_PLACED : _PLACED + NUM_TILES])
+            possible = _possible_fits(hand, layout, next_voids)
+        outlook = Outlook(
+            int(row[_SIZES + 1]),
+            possible,
+            row[_FREE : _FREE + NUM_VALUES],
+            _unfilled_arm_value(row, 0),
+            int(row[_UNFILLED + NUM_VALUES]),
+            _unfilled_arm_value(row, 1),
+        )
+        actions[b] = _choose(hand, smallest_opposing, next_voids, outlook, mask[b], w)
     return actions
 
 
 drop_stale_cache(heuristic_actions)  # before anything compiled is loaded (see numba_cache)
 
 __all__ = [
+    "EXPERT_WEIGHT_NAMES",
+    "HEURISTIC_WEIGHT_NAMES",
     "NUM_WEIGHTS",
     "WEIGHT_NAMES",
     "heuristic_action",

@@ -19,15 +19,15 @@ Stable-Baselines3's ``VecEnv`` over the same :class:`LearnerBatch` is
 :mod:`spinner_env.train.vec_env`: this module loads numba, but neither torch nor SB3.
 
 Opponents are batched policies (``act_batch(obs, mask) -> actions``): :class:`RandomPolicy`,
-:class:`GreedyPolicy`, :class:`HeuristicPolicy`, ``spinner_env.agents.PolicyAgent`` (a trained
-policy or a self-play snapshot: its numpy forward pass over the batch),
-:class:`MaskablePPOPolicy` (any other MaskablePPO policy), or the agents of ``agents/`` they
-play for (random, greedy, heuristic with any weights), converted by :func:`as_batched`.
-Random, greedy and heuristic seats are played inside the compiled loop
-(:mod:`spinner_env.batched.spinner_opponents`). In Mexican Train,
-:class:`MexicanTrainHeuristicPolicy` plays
+:class:`GreedyPolicy`, :class:`HeuristicPolicy` (the heuristic or the expert),
+``spinner_env.agents.PolicyAgent`` (a trained policy or a self-play snapshot: its numpy
+forward pass over the batch), :class:`MaskablePPOPolicy` (any other MaskablePPO policy), or
+the agents of ``agents/`` they play for (random, greedy, heuristic and expert with any
+weights), converted by :func:`as_batched`. Random, greedy, heuristic and expert seats are
+played inside the compiled loop (:mod:`spinner_env.batched.spinner_opponents`). In Mexican
+Train, :class:`MexicanTrainHeuristicPolicy` plays
 ``spinner_env.agents.mexican_train_heuristic.MexicanTrainHeuristicAgent`` (also the Mexican Train
-play of ``HeuristicAgent``).
+play of ``HeuristicAgent`` and ``ExpertAgent``).
 """
 
 from __future__ import annotations
@@ -95,16 +95,16 @@ class GreedyPolicy:
 
 
 class HeuristicPolicy:
-    """``spinner_env.agents.HeuristicAgent``'s Spinner play, compiled, with its weights as the array
-    ``HeuristicWeights.as_array()`` gives (:mod:`spinner_env.batched.spinner_heuristic`)."""
+    """``spinner_env.agents.HeuristicAgent``'s Spinner play, or ``ExpertAgent``'s, compiled,
+    with its weights as the array the agent's ``compiled_weights()`` gives
+    (:mod:`spinner_env.batched.spinner_heuristic`); ``name`` says which it plays."""
 
-    name = "heuristic"
-
-    def __init__(self, weights: np.ndarray) -> None:
+    def __init__(self, weights: np.ndarray, name: str = "heuristic") -> None:
         weights = np.asarray(weights, np.float64)
         if weights.shape != (NUM_WEIGHTS,):
             raise ValueError(f"weights must have shape ({NUM_WEIGHTS},), got {weights.shape}")
         self.weights = weights
+        self.name = name
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         return heuristic_actions_from_obs(obs, mask, self.weights)
@@ -150,23 +150,27 @@ class MaskablePPOPolicy:
 Rules = SpinnerRules | MexicanTrainRules
 
 
-def _spinner_heuristic(opponent: Any, rules: Any) -> BatchedPolicy | None:
-    # The default weights are defined once, by the agent; the engine modules stay free
-    # of agents (this adapter imports it only to read the weights).
-    from spinner_env.agents.heuristic import HeuristicWeights
+def _spinner_heuristic(name: str, opponent: Any, rules: Any) -> BatchedPolicy | None:
+    # The default weights are defined once, by the agents; the engine modules stay free
+    # of agents (this adapter imports them only to read the weights).
+    from spinner_env.agents.expert import ExpertAgent
+    from spinner_env.agents.heuristic import HeuristicAgent
 
-    weights = HeuristicWeights() if opponent is None else getattr(opponent, "weights", None)
-    if isinstance(weights, HeuristicWeights):
-        return HeuristicPolicy(weights.as_array())
+    if opponent is None:
+        opponent = ExpertAgent() if name == "expert" else HeuristicAgent()
+    if isinstance(opponent, HeuristicAgent):  # ExpertAgent extends it
+        return HeuristicPolicy(opponent.compiled_weights(), name)
     return None
 
 
-def _mexican_train_heuristic(opponent: Any, rules: MexicanTrainRules) -> BatchedPolicy | None:
+def _mexican_train_heuristic(
+    name: str, opponent: Any, rules: MexicanTrainRules
+) -> BatchedPolicy | None:
     from spinner_env.agents.mexican_train_heuristic import MexicanTrainWeights
 
     if opponent is None:
         weights = MexicanTrainWeights()
-    else:  # HeuristicAgent plays Mexican Train with its mexican_train_weights
+    else:  # HeuristicAgent and ExpertAgent play Mexican Train with their mexican_train_weights
         weights = getattr(opponent, "mexican_train_weights", getattr(opponent, "weights", None))
     if isinstance(weights, MexicanTrainWeights):
         return MexicanTrainHeuristicPolicy(weights.as_array(), rules.double_blank_50)
@@ -189,9 +193,10 @@ class BatchedGame:
     advance_to_learner: Callable[..., None]
     action_points: Callable[[Any], np.ndarray]
     """Greedy's table for the rules (what ``OPPONENT_GREEDY`` plays in compiled code)."""
-    heuristic: Callable[[Any, Any], BatchedPolicy | None]
-    """``heuristic(opponent, rules)``: the compiled heuristic playing as a heuristic agent
-    does (None: the default weights), or None if it is not one."""
+    heuristic: Callable[[str, Any, Any], BatchedPolicy | None]
+    """``heuristic(name, opponent, rules)``: the compiled heuristic playing as an agent of
+    :data:`HEURISTIC_NAMES` does (opponent None: the default agent of that name), or None
+    if it is not one."""
     heuristic_class: type
     num_weights: int
 
@@ -214,6 +219,11 @@ MEXICAN_TRAIN = BatchedGame(
 )
 
 
+HEURISTIC_NAMES = ("heuristic", "expert")
+"""The agents the compiled heuristic of each game plays (the expert, in Mexican Train, plays
+as the heuristic: ``spinner_env.agents.expert``)."""
+
+
 def batched_game(rules: Rules | None) -> BatchedGame:
     """The batched game the rules are of (None: Spinner)."""
     return MEXICAN_TRAIN if isinstance(rules, MexicanTrainRules) else SPINNER
@@ -224,10 +234,10 @@ def as_batched(opponent: Any, rules: Rules | None = None) -> BatchedPolicy:
     Spinner's defaults).
 
     Accepts a batched policy (``PolicyAgent`` is one), ``"random"`` / ``"greedy"`` /
-    ``"heuristic"`` (default weights), anything with a MaskablePPO ``policy`` (a model),
-    or an agent of ``agents/``: ``RandomAgent``, ``GreedyAgent``, ``HeuristicAgent`` (its
-    weights) and, in Mexican Train, ``MexicanTrainHeuristicAgent``, told apart by their
-    ``name`` and weights.
+    ``"heuristic"`` / ``"expert"`` (default weights), anything with a MaskablePPO
+    ``policy`` (a model), or an agent of ``agents/``: ``RandomAgent``, ``GreedyAgent``,
+    ``HeuristicAgent`` and ``ExpertAgent`` (their weights) and, in Mexican Train,
+    ``MexicanTrainHeuristicAgent``, told apart by their ``name`` and weights.
     """
     game = batched_game(rules)
     if callable(getattr(opponent, "act_batch", None)):
@@ -245,7 +255,7 @@ def as_batched(opponent: Any, rules: Rules | None = None) -> BatchedPolicy:
         return RandomPolicy(None if opponent is None else int(opponent.rng.integers(2**63)))
     if name == "greedy":
         return GreedyPolicy(game.action_points(rules))
-    heuristic = game.heuristic(opponent, rules) if name == "heuristic" else None
+    heuristic = game.heuristic(name, opponent, rules) if name in HEURISTIC_NAMES else None
     if heuristic is not None:
         return heuristic
     raise ValueError(
@@ -268,7 +278,8 @@ class LearnerBatch:
         opponents: one opponent for every seat (anything :func:`as_batched` takes), or an
             :data:`OpponentSampler` called for every new episode of every game. Several
             heuristics with different weights may share a pool: each weight set is a
-            row of ``heuristic_weights``, played by its own compiled kind.
+            row of ``heuristic_weights``, played by its own compiled kind (so do experts,
+            and heuristics and experts mix).
         reward, episode: as the game's ``raw_env``.
         learner_seat: a fixed seat, or None to draw it for every episode from its seed.
         skip_forced: play the learner's turns that have one legal action for it.
@@ -523,6 +534,7 @@ class MexicanTrainVectorEnv(BatchedVectorEnv):
 
 
 __all__ = [
+    "HEURISTIC_NAMES",
     "BatchedGame",
     "BatchedPolicy",
     "BatchedVectorEnv",

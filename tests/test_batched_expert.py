@@ -1,0 +1,143 @@
+"""The compiled expert decides as ``ExpertAgent`` does, decision by decision.
+
+The compiled heuristic (``spinner_env.batched.spinner_heuristic``) plays the expert when its
+weights are ``ExpertWeights``. Batched games are shadowed by ``spinner_v0.raw_env`` games
+dealt from the same seeds (``play_side_by_side`` of ``tests/test_batched.py``); at every
+decision the compiled choice, read from the game record and from the observation, must
+be the agent's on the reference engine: the heuristic's scores plus the chance that the
+next seat is stuck on the ends a placement leaves (S4.2, S5.1-S5.4 for which ends, S8 for
+the tiles it may hold), the wild tile kept (S1.2) and the own follow-up. The adapters play
+expert opponents, mixed with heuristics, as ``SingleAgentEnv`` does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from spinner_env.agents.expert import ExpertAgent, ExpertWeights
+from spinner_env.agents.heuristic import HeuristicAgent
+from spinner_env.agents.mexican_train_heuristic import MexicanTrainWeights
+from test_batched import check_learner_batch_against_single_agent_env, play_side_by_side
+
+from spinner_env.batched.spinner import BatchedSpinner, BatchStep, sample_legal
+from spinner_env.batched.spinner_heuristic import (
+    EXPERT_WEIGHT_NAMES,
+    heuristic_actions,
+    heuristic_actions_from_obs,
+)
+from spinner_env.batched.vector import HeuristicPolicy, MexicanTrainHeuristicPolicy, as_batched
+from spinner_env.mexican_train import MexicanTrainRules
+from spinner_env.spinner import SpinnerRules
+
+WEIGHT_SETS = {
+    "default": ExpertWeights(),
+    # Whole numbers: equal scores wherever the blocking chance is 0 or 1 (first maximum wins).
+    "ties": ExpertWeights(
+        *([1.0, 1.0, 2] + [1.0] * 7), block_next=3.0, keep_wild=2.0, own_stuck=1.0
+    ),
+    # The heuristic's terms back on, the expert's at other strengths and a negative one.
+    "odd": ExpertWeights(0.3, 2.7, 7, -1.25, 3.1, 0.45, 5.5, 0.1, 9.0, -2.0, 33.0, 11.5, -4.0),
+}
+
+
+def check_chooses_as_the_agent(
+    rules: SpinnerRules, weights: ExpertWeights, seed: int, num_games: int, decisions: int
+) -> int:
+    """Play hand episodes side by side, the expert itself choosing (a random move one time
+    in three); return the decisions where the expert's own terms changed the choice."""
+    agent = ExpertAgent(weights=weights)
+    w = agent.compiled_weights()
+    without_own = w.copy()
+    without_own[-len(EXPERT_WEIGHT_NAMES) :] = 0.0  # the heuristic's scores alone
+    rng = np.random.default_rng(seed)
+    n = rules.num_players
+    changed = 0
+
+    def choose(engine: BatchedSpinner, step: BatchStep, envs: list) -> np.ndarray:
+        nonlocal changed
+        compiled = heuristic_actions(engine.games, n, step.mask, w)
+        from_obs = heuristic_actions_from_obs(step.obs, step.mask, w)
+        for b, env in enumerate(envs):
+            view = env.observe(env.agent_selection)
+            expected = agent.act(view["observation"], view["action_mask"], env)
+            assert (compiled[b], from_obs[b]) == (expected, expected)
+        changed += int(
+            (compiled != heuristic_actions(engine.games, n, step.mask, without_own)).sum()
+        )
+        explore = rng.random(len(envs)) < 1 / 3
+        return np.where(explore, sample_legal(step.mask, rng.random(len(envs))), compiled)
+
+    play_side_by_side(rules, "hand_score", "hand", num_games, seed, decisions, choose=choose)
+    return changed
+
+
+@pytest.mark.parametrize(
+    ("num_players", "weights"),
+    [(2, "default"), (3, "default"), (4, "default"), (8, "default"), (2, "ties"), (6, "odd")],
+)
+def test_compiled_expert_chooses_as_the_agent(num_players: int, weights: str) -> None:
+    """Every decision of hand episodes (all hand numbers, S2.2), and the expert's own
+    considerations decide some of them."""
+    rules = SpinnerRules(num_players=num_players, draw_until_playable=num_players == 4)
+    changed = check_chooses_as_the_agent(rules, WEIGHT_SETS[weights], 1000 * num_players, 8, 120)
+    assert changed > 20
+
+
+@settings(max_examples=8, deadline=None)
+@given(
+    num_players=st.integers(2, 8),
+    draw_until_playable=st.booleans(),
+    shortened=st.booleans(),
+    seeded_first_dealer=st.booleans(),
+    seed=st.integers(0, 2**32),
+)
+def test_compiled_expert_chooses_as_the_agent_in_every_variant(
+    num_players: int,
+    draw_until_playable: bool,
+    shortened: bool,
+    seeded_first_dealer: bool,
+    seed: int,
+) -> None:
+    """S6.2 drawing until playable, S7.3 shortened sets, S2.3 seeded dealers."""
+    rules = SpinnerRules(
+        num_players=num_players,
+        draw_until_playable=draw_until_playable,
+        shortened=shortened,
+        seeded_first_dealer=seeded_first_dealer,
+    )
+    check_chooses_as_the_agent(rules, ExpertWeights(), seed, 4, 60)
+
+
+def test_the_expert_maps_to_its_compiled_weights() -> None:
+    """By name and as an agent (its weights); a heuristic holding expert weights reads
+    none of the expert's own; in Mexican Train the expert plays as the heuristic."""
+    default = as_batched("expert")
+    assert isinstance(default, HeuristicPolicy) and default.name == "expert"
+    np.testing.assert_array_equal(default.weights, ExpertWeights().as_array())
+    odd = as_batched(ExpertAgent(weights=WEIGHT_SETS["odd"]))
+    np.testing.assert_array_equal(odd.weights, WEIGHT_SETS["odd"].as_array())
+    assert odd.weights[-1] == -4.0
+    heuristic = as_batched(HeuristicAgent(weights=WEIGHT_SETS["odd"]))
+    assert heuristic.name == "heuristic"
+    assert not heuristic.weights[-len(EXPERT_WEIGHT_NAMES) :].any()
+    mexican_train = as_batched("expert", MexicanTrainRules())
+    assert isinstance(mexican_train, MexicanTrainHeuristicPolicy)
+    np.testing.assert_array_equal(mexican_train.weights, MexicanTrainWeights().as_array())
+
+
+@pytest.mark.parametrize(("num_players", "episode"), [(3, "match"), (5, "hand")])
+def test_learner_batch_plays_experts_and_heuristics_as_single_agent_env(
+    num_players: int, episode: str
+) -> None:
+    """One pool, the expert and a heuristic at alternate seats: two compiled weight rows."""
+    agents = [
+        ExpertAgent(),
+        HeuristicAgent(),
+        ExpertAgent(weights=replace(ExpertWeights(), keep_wild=9.0)),
+    ]
+    rules = SpinnerRules(num_players=num_players, num_hands=2)
+    check_learner_batch_against_single_agent_env(rules, "hand_score", episode, None, agents)
