@@ -1,22 +1,30 @@
-"""Heuristic decisions per second: compiled over batched games vs ``HeuristicAgent.act``.
+"""Heuristic and expert decisions per second: compiled over batched games vs the agents.
 
 Both choose on positions of random play (every decision with two or more legal actions,
-the only ones where the heuristic scores anything): the compiled
-``batched_heuristic.heuristic_actions`` over the records of B games at once, and the agent
+the only ones where they score anything): the compiled
+``spinner_heuristic.heuristic_actions`` over the records of B games at once (the expert
+is the same code with ``ExpertWeights``), and ``HeuristicAgent.act`` / ``ExpertAgent.act``
 one decision at a time on ``spinner_v0.raw_env``, reading the reference engine.
 
+``--matches N`` also plays N batched matches of the compiled expert against compiled
+heuristics at every other seat (``LearnerBatch``, the expert's seat drawn per match) and
+prints its match win rate, to compare with the reference engine's duplicate-deal
+evaluation (docs/search.md).
+
     python bench/bench_heuristic.py                 # 4 players, B = 1024
-    python bench/bench_heuristic.py --players 2 --seconds 5
-    python bench/bench_heuristic.py --smoke        # B = 64, 0.1 s per row: a check that it runs
+    python bench/bench_heuristic.py --players 2 --seconds 5 --matches 4000
+    python bench/bench_heuristic.py --smoke        # B = 64, 0.1 s per row, 16 matches: it runs
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import time
 from collections.abc import Sequence
 
 import numpy as np
+from spinner_env.agents.expert import ExpertAgent
 from spinner_env.agents.heuristic import HeuristicAgent
 
 from spinner_env import spinner_v0
@@ -25,8 +33,8 @@ from spinner_env.batched.spinner_heuristic import heuristic_actions
 from spinner_env.spinner import SpinnerRules
 
 
-def compiled_rate(num_players: int, num_games: int, seconds: float) -> float:
-    weights = HeuristicAgent().weights.as_array()
+def compiled_rate(agent: HeuristicAgent, num_players: int, num_games: int, seconds: float) -> float:
+    weights = agent.compiled_weights()
     engine = BatchedSpinner(num_games, SpinnerRules(num_players=num_players))
     rng = np.random.default_rng(0)
     step = engine.reset(0)
@@ -43,8 +51,7 @@ def compiled_rate(num_players: int, num_games: int, seconds: float) -> float:
     return decisions / clock
 
 
-def agent_rate(num_players: int, seconds: float) -> float:
-    agent = HeuristicAgent()
+def agent_rate(agent: HeuristicAgent, num_players: int, seconds: float) -> float:
     env = spinner_v0.raw_env(num_players=num_players)
     rng = np.random.default_rng(0)
     env.reset(seed=0)
@@ -63,21 +70,46 @@ def agent_rate(num_players: int, seconds: float) -> float:
     return decisions / clock
 
 
+def expert_win_rate(num_players: int, matches: int, seed: int) -> tuple[float, float]:
+    """The compiled expert's match win rate against compiled heuristics at every other
+    seat (``spinner_env.train.league.win_rate``: one match per game record, won when its
+    match reward is positive, half when all tie), and the 95% half-width."""
+    # Imported here: the league module loads torch and SB3, which the speed rows do not need.
+    from spinner_env.train.config import TrainConfig
+    from spinner_env.train.league import win_rate
+
+    config = TrainConfig(num_players=num_players, total_timesteps=1)
+    rate = win_rate("expert", "heuristic", config, matches, seed)
+    return rate, 1.96 * math.sqrt(rate * (1 - rate) / matches)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--games", type=int, default=1024, help="B, the batch of game records")
     parser.add_argument("--seconds", type=float, default=3.0, help="timed choosing per row")
-    parser.add_argument("--smoke", action="store_true", help="B = 64, 0.1 s per row")
+    parser.add_argument("--matches", type=int, default=0, help="batched expert matches to play")
+    parser.add_argument("--smoke", action="store_true", help="B = 64, 0.1 s per row, 16 matches")
     args = parser.parse_args(argv)
     if args.smoke:
-        args.games, args.seconds = 64, 0.1
-    compiled = compiled_rate(args.players, args.games, args.seconds)
-    agent = agent_rate(args.players, args.seconds)
+        args.games, args.seconds, args.matches = 64, 0.1, 16
     print(f"{args.players} players, decisions with two or more legal actions:")
-    print(f"compiled heuristic_actions, B={args.games}: {compiled:>12,.0f} decisions/s")
-    print(f"HeuristicAgent.act:                  {agent:>12,.0f} decisions/s")
-    print(f"compiled / agent: {compiled / agent:.0f}x")
+    for agent in (HeuristicAgent(), ExpertAgent()):
+        compiled = compiled_rate(agent, args.players, args.games, args.seconds)
+        reference = agent_rate(agent, args.players, args.seconds)
+        rows = {
+            f"compiled {agent.name} (heuristic_actions), B={args.games}:": compiled,
+            f"{type(agent).__name__}.act:": reference,
+        }
+        for label, rate in rows.items():
+            print(f"{label:<45}{rate:>12,.0f} decisions/s")
+        print(f"compiled / agent: {compiled / reference:.0f}x")
+    if args.matches:
+        rate, half_width = expert_win_rate(args.players, args.matches, seed=0)
+        print(
+            f"compiled expert against {args.players - 1} compiled heuristic(s), "
+            f"{args.matches} batched matches: won {100 * rate:.1f}% +- {100 * half_width:.1f}"
+        )
 
 
 if __name__ == "__main__":

@@ -21,14 +21,10 @@ from hypothesis import strategies as st
 from spinner_env.agents.expert import ExpertAgent, ExpertWeights
 from spinner_env.agents.heuristic import HeuristicAgent
 from spinner_env.agents.mexican_train_heuristic import MexicanTrainWeights
-from test_batched import check_learner_batch_against_single_agent_env, play_side_by_side
+from test_batched import check_learner_batch_against_single_agent_env
+from test_batched_heuristic import check_compiled_chooses_as
 
-from spinner_env.batched.spinner import BatchedSpinner, BatchStep, sample_legal
-from spinner_env.batched.spinner_heuristic import (
-    EXPERT_WEIGHT_NAMES,
-    heuristic_actions,
-    heuristic_actions_from_obs,
-)
+from spinner_env.batched.spinner_heuristic import EXPERT_WEIGHT_NAMES
 from spinner_env.batched.vector import HeuristicPolicy, MexicanTrainHeuristicPolicy, as_batched
 from spinner_env.mexican_train import MexicanTrainRules
 from spinner_env.spinner import SpinnerRules
@@ -44,34 +40,15 @@ WEIGHT_SETS = {
 }
 
 
-def check_chooses_as_the_agent(
-    rules: SpinnerRules, weights: ExpertWeights, seed: int, num_games: int, decisions: int
+def check_expert(
+    rules: SpinnerRules, weights: ExpertWeights, seed: int, games: int, decisions: int
 ) -> int:
-    """Play hand episodes side by side, the expert itself choosing (a random move one time
-    in three); return the decisions where the expert's own terms changed the choice."""
+    """The compiled expert chooses as ``ExpertAgent`` (``check_compiled_chooses_as``);
+    return the decisions where its own terms changed the heuristic's scores' choice."""
     agent = ExpertAgent(weights=weights)
-    w = agent.compiled_weights()
-    without_own = w.copy()
+    without_own = agent.compiled_weights()
     without_own[-len(EXPERT_WEIGHT_NAMES) :] = 0.0  # the heuristic's scores alone
-    rng = np.random.default_rng(seed)
-    n = rules.num_players
-    changed = 0
-
-    def choose(engine: BatchedSpinner, step: BatchStep, envs: list) -> np.ndarray:
-        nonlocal changed
-        compiled = heuristic_actions(engine.games, n, step.mask, w)
-        from_obs = heuristic_actions_from_obs(step.obs, step.mask, w)
-        for b, env in enumerate(envs):
-            view = env.observe(env.agent_selection)
-            expected = agent.act(view["observation"], view["action_mask"], env)
-            assert (compiled[b], from_obs[b]) == (expected, expected)
-        changed += int(
-            (compiled != heuristic_actions(engine.games, n, step.mask, without_own)).sum()
-        )
-        explore = rng.random(len(envs)) < 1 / 3
-        return np.where(explore, sample_legal(step.mask, rng.random(len(envs))), compiled)
-
-    play_side_by_side(rules, "hand_score", "hand", num_games, seed, decisions, choose=choose)
+    _, changed = check_compiled_chooses_as(agent, rules, seed, games, decisions, without_own)
     return changed
 
 
@@ -83,7 +60,7 @@ def test_compiled_expert_chooses_as_the_agent(num_players: int, weights: str) ->
     """Every decision of hand episodes (all hand numbers, S2.2), and the expert's own
     considerations decide some of them."""
     rules = SpinnerRules(num_players=num_players, draw_until_playable=num_players == 4)
-    changed = check_chooses_as_the_agent(rules, WEIGHT_SETS[weights], 1000 * num_players, 8, 120)
+    changed = check_expert(rules, WEIGHT_SETS[weights], 1000 * num_players, 8, 120)
     assert changed > 20
 
 
@@ -109,7 +86,7 @@ def test_compiled_expert_chooses_as_the_agent_in_every_variant(
         shortened=shortened,
         seeded_first_dealer=seeded_first_dealer,
     )
-    check_chooses_as_the_agent(rules, ExpertWeights(), seed, 4, 60)
+    check_expert(rules, ExpertWeights(), seed, 4, 60)
 
 
 def test_the_expert_maps_to_its_compiled_weights() -> None:

@@ -50,28 +50,49 @@ def test_weight_names_are_the_heuristic_weights_fields_then_the_experts() -> Non
 def test_compiled_heuristic_chooses_as_the_agent(
     num_players: int, weights: HeuristicWeights
 ) -> None:
-    """Every decision of hand episodes (all hand numbers, S2.2), the game played on by the
-    heuristic itself with a random move one time in three, for positions of every kind."""
+    """Every decision of hand episodes (all hand numbers, S2.2), for positions of every kind."""
     rules = SpinnerRules(num_players=num_players, draw_until_playable=num_players == 4)
     agent = HeuristicAgent(weights=weights)
-    w = weights.as_array()
-    rng = np.random.default_rng(num_players)
-    choices = 0
+    choices, _ = check_compiled_chooses_as(agent, rules, 1000 * num_players, 8, 120)
+    assert choices > 200
+
+
+def check_compiled_chooses_as(
+    agent: HeuristicAgent,
+    rules: SpinnerRules,
+    seed: int,
+    num_games: int,
+    decisions: int,
+    baseline: np.ndarray | None = None,
+) -> tuple[int, int]:
+    """Play hand episodes side by side from ``seed``, the game played on by the agent's
+    compiled twin with a random move one time in three, and require at every decision the
+    compiled choice, read from the record and from the observation, to be the agent's.
+    Return the decisions with two or more legal actions, and how many of those the
+    compiled code with the ``baseline`` weights decides otherwise (0 without one)."""
+    n = rules.num_players
+    w = agent.compiled_weights()
+    rng = np.random.default_rng(seed)
+    choices = changed = 0
 
     def choose(engine: BatchedSpinner, step: BatchStep, envs: list) -> np.ndarray:
-        nonlocal choices
-        compiled = heuristic_actions(engine.games, num_players, step.mask, w)
+        nonlocal choices, changed
+        compiled = heuristic_actions(engine.games, n, step.mask, w)
         from_obs = heuristic_actions_from_obs(step.obs, step.mask, w)
         for b, env in enumerate(envs):
             view = env.observe(env.agent_selection)
             expected = agent.act(view["observation"], view["action_mask"], env)
             assert (compiled[b], from_obs[b]) == (expected, expected)
             choices += int(view["action_mask"].sum() > 1)
+        if baseline is not None:
+            changed += int(
+                (compiled != heuristic_actions(engine.games, n, step.mask, baseline)).sum()
+            )
         explore = rng.random(len(envs)) < 1 / 3
         return np.where(explore, sample_legal(step.mask, rng.random(len(envs))), compiled)
 
-    play_side_by_side(rules, "hand_score", "hand", 8, 1000 * num_players, 120, choose=choose)
-    assert choices > 200
+    play_side_by_side(rules, "hand_score", "hand", num_games, seed, decisions, choose=choose)
+    return choices, changed
 
 
 def test_heuristic_agents_and_the_name_map_to_compiled_weights() -> None:

@@ -205,7 +205,8 @@ class BatchedRollouts(ABC):
         rules: the positions' rules (``state.rules``; one set for all).
         kind: the ``OPPONENT_*`` kind every seat plays (not ``OPPONENT_EXTERNAL``).
         heuristic_weights: the weights of the game's compiled heuristic, one row each
-            (``as_array()`` of the game's heuristic weights).
+            (Spinner: an agent's ``compiled_weights()``, the expert's too; Mexican Train:
+            ``MexicanTrainWeights.as_array()``).
         to_match_end: score the match outcome at the end of the match rather than the
             hand's points at the end of the hand.
     """

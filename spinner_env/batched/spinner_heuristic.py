@@ -83,6 +83,8 @@ _UNFILLED = OBSERVATION_SLICES["unfilled"].start
 _SIZES = OBSERVATION_SLICES["hand_sizes"].start
 _SEATS = OBSERVATION_SLICES["seats"].start
 _NEXT_VOIDS = OBSERVATION_SLICES["voids"].start + NUM_VALUES  # relative seat 1's row
+_NO_TILES = np.zeros(0, np.int64)
+"""The heuristic's ``Outlook.possible_fits``: a constant, so that it allocates nothing."""
 
 
 class Outlook(NamedTuple):
@@ -272,7 +274,7 @@ def heuristic_action(game: np.record, num_players: int, mask: np.ndarray, w: np.
     hand = game.hands[me, : game.hand_sizes[me]]
     nxt = (me + 1) % num_players
     next_voids = game.voids[nxt]
-    possible = np.empty(0, np.int64)
+    possible = _NO_TILES
     if _plays_expert(w):
         possible = _possible_fits(hand, game.layout[: game.layout_size], next_voids)
     count = game.num_unfilled
@@ -337,7 +339,7 @@ def heuristic_actions_from_obs(obs: np.ndarray, mask: np.ndarray, w: np.ndarray)
             if row[_SEATS + rel]:
                 smallest_opposing = min(smallest_opposing, int(row[_SIZES + rel]))
         next_voids = row[_NEXT_VOIDS : _NEXT_VOIDS + NUM_VALUES]
-        possible = np.empty(0, np.int64)
+        possible = _NO_TILES
         if expert:
             layout = np.flatnonzero(row[_PLACED : _PLACED + NUM_TILES])
             possible = _possible_fits(hand, layout, next_voids)

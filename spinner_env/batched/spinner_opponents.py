@@ -3,10 +3,10 @@
 :func:`advance_to_learner` plays every game of a
 :class:`~spinner_env.batched.spinner.BatchedSpinner` on until its learner seat has a decision,
 choosing the other seats' moves in compiled code by each seat's kind: uniformly at random,
-greedy (``spinner_env.agents.GreedyAgent``), or the heuristic
-(``spinner_env.agents.HeuristicAgent``, by :mod:`spinner_env.batched.spinner_heuristic`); Python
-steps in only for seats of kind ``OPPONENT_EXTERNAL``. ``spinner_env.batched.vector`` builds its
-adapters on it.
+greedy (``spinner_env.agents.GreedyAgent``), or the heuristic or the expert
+(``spinner_env.agents.HeuristicAgent``, ``ExpertAgent``, by
+:mod:`spinner_env.batched.spinner_heuristic`); Python steps in only for seats of kind
+``OPPONENT_EXTERNAL``. ``spinner_env.batched.vector`` builds its adapters on it.
 """
 
 from __future__ import annotations
@@ -34,7 +34,8 @@ OPPONENT_EXTERNAL = 2
 OPPONENT_HEURISTIC = 3
 """How a seat's moves are chosen in :func:`advance_to_learner`: uniformly at random, the
 heaviest tile (``spinner_env.agents.GreedyAgent``), by Python code (the call stops there), or the
-heuristic: kind ``OPPONENT_HEURISTIC + k`` plays it with the weights of row k."""
+heuristic: kind ``OPPONENT_HEURISTIC + k`` plays it with the weights of row k (the expert
+where the row holds ``ExpertWeights``, :mod:`spinner_env.batched.spinner_heuristic`)."""
 
 ACTION_POINTS = np.full(NUM_ACTIONS, -1, np.int64)
 """S1.4 points of each placement's tile; -1 for draw and pass."""

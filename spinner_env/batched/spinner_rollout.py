@@ -6,8 +6,9 @@ compiled engine's :data:`~spinner_env.batched.spinner.GAME` record, and the comp
 plays it out with the compiled opponents of :mod:`~spinner_env.batched.spinner_opponents`.
 
 The engines agree decision by decision (``tests/test_batched.py``) and the compiled
-heuristic decides as ``HeuristicAgent`` does (``tests/test_batched_heuristic.py``), so a
-heuristic rollout here ends exactly as the same rollout on the reference engine
+heuristic decides as ``HeuristicAgent`` and ``ExpertAgent`` do
+(``tests/test_batched_heuristic.py``, ``tests/test_batched_expert.py``), so a heuristic or
+expert rollout here ends exactly as the same rollout on the reference engine
 (``tests/test_search_rollouts.py`` checks it); random rollouts draw from the engine's own
 splitmix64 stream, seeded by the caller.
 """
@@ -46,7 +47,8 @@ def load_state(game: np.void, state: SpinnerState) -> None:
 
 class SpinnerRollouts(BatchedRollouts):
     """Spinner positions played out together by a compiled policy (``BatchedRollouts``'
-    arguments; ``heuristic_weights`` rows are ``HeuristicWeights.as_array()``)."""
+    arguments; ``heuristic_weights`` rows are ``HeuristicAgent.compiled_weights()`` or
+    ``ExpertAgent.compiled_weights()``)."""
 
     engine = BatchedSpinner
     rules_class = SpinnerRules
