@@ -21,8 +21,11 @@ from hypothesis import strategies as st
 from spinner_env.agents.expert import ExpertAgent, ExpertWeights
 from spinner_env.agents.heuristic import HeuristicAgent
 from spinner_env.agents.mexican_train_heuristic import MexicanTrainWeights
+from spinner_env.train.config import TrainConfig
+from spinner_env.train.ppo import make_pool, make_training_env
 from test_batched import check_learner_batch_against_single_agent_env
 from test_batched_heuristic import check_compiled_chooses_as
+from test_train import tiny_config
 
 from spinner_env.batched.spinner_heuristic import EXPERT_WEIGHT_NAMES
 from spinner_env.batched.vector import HeuristicPolicy, MexicanTrainHeuristicPolicy, as_batched
@@ -64,7 +67,7 @@ def test_compiled_expert_chooses_as_the_agent(num_players: int, weights: str) ->
     assert changed > 20
 
 
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=6, deadline=None)
 @given(
     num_players=st.integers(2, 8),
     draw_until_playable=st.booleans(),
@@ -106,7 +109,7 @@ def test_the_expert_maps_to_its_compiled_weights() -> None:
     np.testing.assert_array_equal(mexican_train.weights, MexicanTrainWeights().as_array())
 
 
-@pytest.mark.parametrize(("num_players", "episode"), [(3, "match"), (5, "hand")])
+@pytest.mark.parametrize(("num_players", "episode"), [(3, "match"), (4, "hand")])
 def test_learner_batch_plays_experts_and_heuristics_as_single_agent_env(
     num_players: int, episode: str
 ) -> None:
@@ -118,3 +121,24 @@ def test_learner_batch_plays_experts_and_heuristics_as_single_agent_env(
     ]
     rules = SpinnerRules(num_players=num_players, num_hands=2)
     check_learner_batch_against_single_agent_env(rules, "hand_score", episode, None, agents)
+
+
+def test_a_batched_training_pool_seats_the_expert_compiled() -> None:
+    """``backend: batched`` with ``opponents.baselines`` naming the expert: it plays in
+    the compiled loop, next to the heuristic, each with its own weight row."""
+    config = TrainConfig.from_dict(
+        tiny_config(
+            backend="batched",
+            num_players=3,
+            n_envs=16,
+            opponents={"baselines": {"expert": 1, "heuristic": 1}},
+        )
+    )
+    env = make_training_env(config, make_pool(config, 0))
+    env.seed(0)
+    env.reset()
+    for _ in range(20):
+        env.step(np.argmax(env.action_masks(), axis=1))
+    # A weight row is a compiled kind's: neither is left to Python.
+    expected = {tuple(ExpertWeights().as_array()), tuple(HeuristicAgent().compiled_weights())}
+    assert {tuple(row) for row in env.batch.heuristic_weights} == expected
