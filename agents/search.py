@@ -266,7 +266,7 @@ class SearchAgent(Agent):
             return kinds.OPPONENT_RANDOM
         if type(agent) is GreedyAgent:
             return kinds.OPPONENT_GREEDY
-        if type(agent) in (HeuristicAgent, ExpertAgent):  # the expert: its weights
+        if type(agent) in (HeuristicAgent, ExpertAgent):  # the expert by its weights
             return kinds.OPPONENT_HEURISTIC
         return None
 
