@@ -19,7 +19,9 @@ public information and its own hand (S8):
 - stay playable: a penalty when none of the tiles kept fits an end this placement leaves
   playable, so that the next turn would be a draw unless the others open a value we hold.
 
-In Mexican Train it plays as the heuristic.
+In Mexican Train it plays as
+:class:`~spinner_env.agents.mexican_train_expert.MexicanTrainExpertAgent` (M1-M7: it plans
+its own train and values the position each placement leaves).
 """
 
 from __future__ import annotations
@@ -28,7 +30,10 @@ from dataclasses import dataclass
 
 import numpy as np
 from spinner_env.agents.heuristic import HandCounts, HeuristicAgent, HeuristicWeights
-from spinner_env.agents.mexican_train_heuristic import MexicanTrainWeights
+from spinner_env.agents.mexican_train_expert import (
+    MexicanTrainExpertAgent,
+    MexicanTrainExpertWeights,
+)
 
 from spinner_env.spinner import ALL_TILES, Place, S, SpinnerState, matches
 
@@ -65,9 +70,16 @@ class ExpertAgent(HeuristicAgent):
         self,
         seed: int | None = None,
         weights: ExpertWeights | None = None,
-        mexican_train_weights: MexicanTrainWeights | None = None,
+        mexican_train_weights: MexicanTrainExpertWeights | None = None,
     ) -> None:
-        super().__init__(seed, weights or ExpertWeights(), mexican_train_weights)
+        super().__init__(seed, weights or ExpertWeights())
+        self._mexican_train = MexicanTrainExpertAgent(seed, mexican_train_weights)
+
+    @property
+    def mexican_train_weights(self) -> MexicanTrainExpertWeights:
+        """The weights it plays Mexican Train with (not the heuristic's: the batched
+        engines have no compiled Mexican Train expert)."""
+        return self._mexican_train.weights
 
     def compiled_weights(self) -> np.ndarray:
         """All its Spinner weights, the expert's own included, as the batched engine's
