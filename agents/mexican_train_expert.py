@@ -19,7 +19,8 @@ players think of their hand:
   opposing hand shrinks, so heavy tiles leave first when an opponent is about to go out;
 - markers: while our train carries a marker any player may place on it (M3.3) and
   break the plan, so leaving it marked costs per planned tile; a placement on our own
-  train lifts it (M3.4). A placement on a marked opponent's train uses an end that will
+  train lifts it (M3.4). A double left unsatisfied on our train exposes it the same way
+  (M5.3: the next players must place on it). A placement on a marked opponent's train uses an end that will
   close once its owner places there, so it is preferred to the Mexican train;
 - the next player: the chance that the next seat cannot place on any train open to it
   (the oldest unsatisfied double only, M5.3), its hand a uniform draw of its size from the
@@ -67,8 +68,9 @@ class MexicanTrainExpertWeights:
     late_points: float = 1.5
     """Extra weight on the points kept as the smallest opposing hand shrinks to one tile."""
     late_hand_size: int = 5
-    marked: float = 2.0
-    """Per planned tile while our train carries a marker (M3.3, M3.4)."""
+    exposed: float = 2.0
+    """Per planned tile while other players may place on our train: it carries a marker
+    (M3.3, M3.4) or ends in an unsatisfied double (M5.3)."""
     marked_train: float = 1.0
     """Placing on a marked opponent's train rather than on one that stays open."""
     block_next: float = 10.0
@@ -133,8 +135,8 @@ class MexicanTrainExpertAgent(Agent):
         points = sum(game.tile_points(t) for t in hand)
         score = -w.tile * len(hand) - w.orphan * len(orphans) - w.stranded * stranded
         score -= points * (w.points + w.late_points * lateness)
-        if own.marker:
-            score -= w.marked * len(plan)
+        if own.marker or me in game.unsatisfied:
+            score -= w.exposed * len(plan)
         if not game.hand_over:
             score += w.block_next * outlook.stuck_chance(ends_for_next(game, me))
         return score

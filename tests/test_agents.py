@@ -222,15 +222,20 @@ def test_agents_choose_only_legal_actions_in_mexican_train(num_players):
     assert play_checking_legality(env, seats) > 0
 
 
-def mexican_decision(hands: list[str], trains: list[str], **kwargs) -> str:
+def mexican_view(hands: list[str], trains: list[str], **kwargs) -> GameView:
+    """A round-0 position (engine 12-12) of the given hands and trains; every other tile
+    is in the boneyard, in the set's order."""
     named = {MexicanTile.parse(t) for t in " ".join([*hands, *trains]).split()}
     engine = MexicanTile.of(12, 12)
     rest = [t for t in MexicanTile.all_tiles() if t not in named and t is not engine]
     game = MexicanTrainState.from_position(
         hands, rest, MexicanTrainRules(num_players=len(hands)), trains=trains, **kwargs
     )
-    view = GameView(game, mexican_train_v0.ENCODING)
-    return decide(HeuristicAgent(), view)
+    return GameView(game, mexican_train_v0.ENCODING)
+
+
+def mexican_decision(hands: list[str], trains: list[str], **kwargs) -> str:
+    return decide(HeuristicAgent(), mexican_view(hands, trains, **kwargs))
 
 
 def test_mexican_train_heuristic_plays_a_double_it_can_follow():
