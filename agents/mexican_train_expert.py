@@ -20,8 +20,9 @@ players think of their hand:
 - markers: while our train carries a marker any player may place on it (M3.3) and
   break the plan, so leaving it marked costs per planned tile; a placement on our own
   train lifts it (M3.4). A double left unsatisfied on our train exposes it the same way
-  (M5.3: the next players must place on it). A placement on a marked opponent's train uses an end that will
-  close once its owner places there, so it is preferred to the Mexican train;
+  (M5.3: the next players must place on it). A placement on a marked opponent's train
+  uses an end that will close once its owner places there, so it is preferred to the
+  Mexican train;
 - the next player: the chance that the next seat cannot place on any train open to it
   (the oldest unsatisfied double only, M5.3), its hand a uniform draw of its size from the
   tiles it may hold (neither ours nor on a train, none of the values it was shown void

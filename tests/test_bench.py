@@ -26,6 +26,7 @@ BENCH = Path(__file__).resolve().parent.parent / "bench"
         ("bench_search", "--smoke", "3. strength against heuristic"),
         ("bench_wrappers", "--smoke", "TorchRL PettingZooWrapper"),
         ("where_points_go", "--smoke", "spinner tile played when a plain one fit"),
+        ("bench_expert", "--smoke", "expert / heuristic"),
     ],
 )
 def test_each_benchmark_runs_in_smoke_mode(script, smoke, printed, monkeypatch, capsys):
