@@ -128,7 +128,7 @@ def test_make_agent_expert_plays_the_mexican_train_expert():
 def test_the_expert_places_only_legal_tiles_at_every_player_count(num_players):
     """M2.1: from every seat, 2 to 8 players, next to heuristics; the env raises on an
     illegal action id."""
-    env = mexican_train_v0.raw_env(num_players=num_players, num_rounds=1)
+    env = mexican_train_v0.raw_env(num_players=num_players, num_rounds=3)
     env.reset(seed=num_players)
     pool = [make_agent("expert"), HeuristicAgent()]
     seats = {agent: pool[i % 2] for i, agent in enumerate(env.agents)}
