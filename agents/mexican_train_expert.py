@@ -57,19 +57,15 @@ CHAIN_SEARCH_NODES = 3000
 class MexicanTrainExpertWeights:
     """How much each consideration counts, in points-of-tile units."""
 
-    tile: float = 8.0
-    """Per tile left in hand: a turn still needed to go out."""
-    orphan: float = 4.0
+    orphan: float = 8.0
     """Per tile outside the planned chain of the own train."""
     stranded: float = 4.0
     """Per orphan that fits no end of a train open to us after the placement."""
-    draw: float = 4.0
-    """A double placed with no follow-up: the extra placement is a draw (M5.2, M4.2)."""
     points: float = 0.3
     late_points: float = 1.5
     """Extra weight on the points kept as the smallest opposing hand shrinks to one tile."""
     late_hand_size: int = 5
-    exposed: float = 2.0
+    exposed: float = 8.0
     """Per planned tile while other players may place on our train: it carries a marker
     (M3.3, M3.4) or ends in an unsatisfied double (M5.3)."""
     marked_train: float = 1.0
@@ -118,7 +114,9 @@ class MexicanTrainExpertAgent(Agent):
             follow_ups = after.placements()
             if follow_ups:
                 return score + max(self.value(after, m, outlook) for m in follow_ups)
-            score -= self.weights.draw
+            # Else a draw follows (M4.2). Other tiles legal before the double mostly still
+            # are (it keeps its train's end), so this is rare: a draw penalty changed no
+            # measured result and none is counted.
         return score + self.position(after, me, outlook)
 
     def position(self, game: MexicanTrainState, me: int, outlook: NextSeat) -> float:
@@ -134,7 +132,7 @@ class MexicanTrainExpertAgent(Agent):
         smallest_opposing = min(len(h) for s, h in enumerate(game.hands) if s != me)
         lateness = max(0, w.late_hand_size + 1 - smallest_opposing) / w.late_hand_size
         points = sum(game.tile_points(t) for t in hand)
-        score = -w.tile * len(hand) - w.orphan * len(orphans) - w.stranded * stranded
+        score = -w.orphan * len(orphans) - w.stranded * stranded
         score -= points * (w.points + w.late_points * lateness)
         if own.marker or me in game.unsatisfied:
             score -= w.exposed * len(plan)

@@ -85,17 +85,27 @@ def test_the_expert_lifts_its_marker_to_keep_its_plan():
     assert decide(careless, view) == "0-4 on the Mexican train"
 
 
+def test_the_expert_follows_its_own_double_to_keep_its_plan():
+    """M5.2, M5.3: after 6-6 on the own train, 6-9 satisfies it and the plan 6-9 9-4 goes
+    on; 0-2 on the Mexican train would leave the double for the next players to satisfy
+    on our train, which breaks the plan."""
+    view = mexican_view(["6-6 6-9 4-9 0-2", *OTHERS], ["12-6", "", "", "12-0"])
+    place(view, "6-6 on own train")
+    assert decide(MexicanTrainExpertAgent(), view) == "6-9 on own train"
+
+
 def test_the_expert_leaves_a_double_unsatisfied_when_the_next_seat_is_void_in_it():
     """M5.2, M5.3: after 8-8 on the Mexican train the extra placement may satisfy it with
-    5-8 or go elsewhere; once seat 1 was shown void in 8 the unsatisfied double binds it
-    to draw and pass, so 2-4 goes on the own train instead."""
-    view = mexican_view(
-        ["8-8 2-4 5-8", "1-7 1-9 2-2 7-9 1-6 6-9", OTHERS[1]], ["12-2", "", "", "12-8"]
-    )
+    the heavier 4-8, or place 2-4 on the own train (4-8 then follows it there). Once
+    seat 1 (15 tiles, so likely to hold an 8) was shown void in 8, the unsatisfied double
+    binds it to draw and pass; the heuristic satisfies it either way."""
+    seat1 = "1-7 1-9 2-2 7-9 1-6 6-9 0-1 0-3 0-5 0-6 0-7 1-4 3-4 3-5 3-6"
+    view = mexican_view(["8-8 2-4 4-8", seat1, OTHERS[1]], ["12-2", "", "", "12-8"])
     place(view, "8-8 on the Mexican train")
-    assert decide(MexicanTrainExpertAgent(), view) == "5-8 on the Mexican train"
+    assert decide(MexicanTrainExpertAgent(), view) == "4-8 on the Mexican train"
     view.game.voids[1] = {8}
     assert decide(MexicanTrainExpertAgent(), view) == "2-4 on own train"
+    assert decide(HeuristicAgent(), view) == "4-8 on the Mexican train"
 
 
 def test_the_next_seat_chance_to_be_stuck_counts_only_tiles_it_may_hold():
