@@ -34,11 +34,11 @@ unsatisfied doubles, the voids shown, hand sizes. It is deterministic.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-import numpy as np
-from spinner_env.agents.base import Agent, EngineView
+from spinner_env.agents.mexican_train_heuristic import MexicanTrainPlayer, lateness
 
 from spinner_env.mexican_train import (
     ALL_TILES,
@@ -74,12 +74,10 @@ class MexicanTrainExpertWeights:
     """Times the chance that the next seat cannot place after our turn."""
 
 
-class MexicanTrainExpertAgent(Agent):
+class MexicanTrainExpertAgent(MexicanTrainPlayer):
     """The expert Mexican Train player (see the module docstring)."""
 
     name = "expert"
-    needs_view = True
-    needs_observation = False
 
     def __init__(
         self, seed: int | None = None, weights: MexicanTrainExpertWeights | None = None
@@ -87,17 +85,9 @@ class MexicanTrainExpertAgent(Agent):
         super().__init__(seed)
         self.weights = weights or MexicanTrainExpertWeights()
 
-    def choose(
-        self, observation: np.ndarray | None, legal: np.ndarray, view: EngineView | None
-    ) -> int:
-        view = self._view(view)
-        game = view.game
-        if not isinstance(game, MexicanTrainState):
-            raise ValueError("the Mexican Train expert plays Mexican Train only")
-        move_of = view.encoding.move_of
+    def scores(self, game: MexicanTrainState, moves: list[Place]) -> list[float]:
         outlook = NextSeat(game)
-        values = [self.value(game, move_of(int(a)), outlook) for a in legal]
-        return int(legal[int(np.argmax(values))])
+        return [self.value(game, move, outlook) for move in moves]
 
     def value(self, game: MexicanTrainState, move: Place, outlook: NextSeat) -> float:
         """How good the position is after placing ``move`` (and, after a double, the best
@@ -129,11 +119,9 @@ class MexicanTrainExpertAgent(Agent):
         orphans = [t for t in hand if t not in planned]
         ends = {game.trains[t].open_end for t in game.open_to(me) if t != me}
         stranded = sum(1 for t in orphans if not (t.low in ends or t.high in ends))
-        smallest_opposing = min(len(h) for s, h in enumerate(game.hands) if s != me)
-        lateness = max(0, w.late_hand_size + 1 - smallest_opposing) / w.late_hand_size
         points = sum(game.tile_points(t) for t in hand)
         score = -w.orphan * len(orphans) - w.stranded * stranded
-        score -= points * (w.points + w.late_points * lateness)
+        score -= points * (w.points + w.late_points * lateness(game, me, w.late_hand_size))
         if own.marker or me in game.unsatisfied:
             score -= w.exposed * len(plan)
         if not game.hand_over:
@@ -209,9 +197,4 @@ class NextSeat:
         for end in ends:
             fitting |= self.fitting[end]
         free = self.possible - fitting.bit_count()
-        if free < self.hand_size:
-            return 0.0
-        chance = 1.0
-        for i in range(self.hand_size):
-            chance *= (free - i) / (self.possible - i)
-        return chance
+        return math.comb(free, self.hand_size) / math.comb(self.possible, self.hand_size)

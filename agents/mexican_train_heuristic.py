@@ -17,6 +17,7 @@ Every legal placement gets a score, and the best is played:
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from dataclasses import dataclass
 
 import numpy as np
@@ -53,16 +54,12 @@ class MexicanTrainWeights:
         return np.array([getattr(self, name) for name in WEIGHT_NAMES], np.float64)
 
 
-class MexicanTrainHeuristicAgent(Agent):
-    """The strongest hand-written Mexican Train player of the suite (module docstring)."""
+class MexicanTrainPlayer(Agent):
+    """A hand-written Mexican Train player: it scores every legal placement and plays the
+    best (the first of equals)."""
 
-    name = "heuristic"
     needs_view = True
     needs_observation = False
-
-    def __init__(self, seed: int | None = None, weights: MexicanTrainWeights | None = None) -> None:
-        super().__init__(seed)
-        self.weights = weights or MexicanTrainWeights()
 
     def choose(
         self, observation: np.ndarray | None, legal: np.ndarray, view: EngineView | None
@@ -70,11 +67,28 @@ class MexicanTrainHeuristicAgent(Agent):
         view = self._view(view)
         game = view.game
         if not isinstance(game, MexicanTrainState):
-            raise ValueError("the Mexican Train heuristic plays Mexican Train only")
-        fits = _fits_by_value(game)
+            raise ValueError(f"the Mexican Train {self.name} plays Mexican Train only")
         move_of = view.encoding.move_of
-        scores = [self.score(game, move_of(int(a)), fits) for a in legal]
+        scores = self.scores(game, [move_of(int(a)) for a in legal])
         return int(legal[int(np.argmax(scores))])
+
+    @abstractmethod
+    def scores(self, game: MexicanTrainState, moves: list[Place]) -> list[float]:
+        """How good each of ``moves`` is for the seat to act (higher is better)."""
+
+
+class MexicanTrainHeuristicAgent(MexicanTrainPlayer):
+    """The Mexican Train heuristic (see the module docstring)."""
+
+    name = "heuristic"
+
+    def __init__(self, seed: int | None = None, weights: MexicanTrainWeights | None = None) -> None:
+        super().__init__(seed)
+        self.weights = weights or MexicanTrainWeights()
+
+    def scores(self, game: MexicanTrainState, moves: list[Place]) -> list[float]:
+        fits = _fits_by_value(game)
+        return [self.score(game, move, fits) for move in moves]
 
     def score(self, game: MexicanTrainState, move: Place, fits: list[int]) -> float:
         """How good placing ``move`` is for the seat to act (higher is better)."""
@@ -84,9 +98,8 @@ class MexicanTrainHeuristicAgent(Agent):
         tile = move.tile
         if len(hand) == 1:
             return float("inf")  # going out wins the round (M6.1)
-        smallest_opposing = min(len(game.hands[s]) for s in range(n) if s != me)
-        lateness = max(0, w.late_hand_size + 1 - smallest_opposing) / w.late_hand_size
-        score = game.tile_points(tile) * (w.points + w.late_points * lateness)
+        late = lateness(game, me, w.late_hand_size)
+        score = game.tile_points(tile) * (w.points + w.late_points * late)
         train = game.absolute_train(move.train)
         opens = tile.other(game.trains[train].open_end)
         next_seat = (me + 1) % n
@@ -104,6 +117,14 @@ class MexicanTrainHeuristicAgent(Agent):
         ):
             score += w.end_void_next
         return score
+
+
+def lateness(game: MexicanTrainState, seat: int, late_hand_size: int) -> float:
+    """For ``seat``: 0 until the smallest hand of the other seats is down to
+    ``late_hand_size`` tiles, then rising to 1 when it holds one (how near the round may
+    be to its end, M6.1)."""
+    smallest_opposing = min(len(h) for s, h in enumerate(game.hands) if s != seat)
+    return max(0, late_hand_size + 1 - smallest_opposing) / late_hand_size
 
 
 def _fits_by_value(game: MexicanTrainState) -> list[int]:

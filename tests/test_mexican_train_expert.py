@@ -44,9 +44,7 @@ def test_the_expert_plays_a_tile_off_its_plan_rather_than_break_it():
     """M3.3: 5-7 and 2-7 chain from the own train's 5 end; 0-4 is off the plan and goes
     on seat 1's marked train. The heuristic places the heavier 5-7 on the Mexican train,
     which leaves it 2-7 and 0-4, neither of which follows its own train's 5."""
-    view = mexican_view(
-        ["5-7 2-7 0-4", *OTHERS], ["12-5", "12-4", "", "12-6 5-6"], markers=[1]
-    )
+    view = mexican_view(["5-7 2-7 0-4", *OTHERS], ["12-5", "12-4", "", "12-6 5-6"], markers=[1])
     assert decide(MexicanTrainExpertAgent(), view) == "0-4 on the train 1 seat(s) on"
     assert decide(HeuristicAgent(), view) == "5-7 on the Mexican train"
 
