@@ -20,9 +20,9 @@ players think of their hand:
 - markers: while our train carries a marker any player may place on it (M3.3) and
   break the plan, so leaving it marked costs per planned tile; a placement on our own
   train lifts it (M3.4). A double left unsatisfied on our train exposes it the same way
-  (M5.3: the next players must place on it). A placement on a marked opponent's train
-  uses an end that will close once its owner places there, so it is preferred to the
-  Mexican train;
+  (M5.3: the next players must place on it). Another player's train is marked because
+  its owner could not place (M4.3), so a placement there, which may hand the owner an end
+  it holds, costs a little against one on the Mexican train;
 - the next player: the chance that the next seat cannot place on any train open to it
   (the oldest unsatisfied double only, M5.3), its hand a uniform draw of its size from the
   tiles it may hold (neither ours nor on a train, none of the values it was shown void
@@ -69,7 +69,8 @@ class MexicanTrainExpertWeights:
     """Per planned tile while other players may place on our train: it carries a marker
     (M3.3, M3.4) or ends in an unsatisfied double (M5.3)."""
     marked_train: float = 1.0
-    """Placing on a marked opponent's train rather than on one that stays open."""
+    """Placing on another player's (marked) train: its owner passed on that end (M4.3), so a
+    new end there may be one it holds."""
     block_next: float = 10.0
     """Times the chance that the next seat cannot place after our turn."""
 
