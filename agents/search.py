@@ -266,7 +266,10 @@ class SearchAgent(Agent):
             return kinds.OPPONENT_RANDOM
         if type(agent) is GreedyAgent:
             return kinds.OPPONENT_GREEDY
-        if type(agent) in (HeuristicAgent, ExpertAgent):  # the expert by its weights
+        if type(agent) is HeuristicAgent:
+            return kinds.OPPONENT_HEURISTIC
+        if type(agent) is ExpertAgent and isinstance(game, SpinnerState):
+            # By its weights; the Mexican Train expert has no compiled twin.
             return kinds.OPPONENT_HEURISTIC
         return None
 
