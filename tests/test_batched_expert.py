@@ -20,7 +20,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from spinner_env.agents.expert import ExpertAgent, ExpertWeights
 from spinner_env.agents.heuristic import HeuristicAgent
-from spinner_env.agents.mexican_train_heuristic import MexicanTrainWeights
 from spinner_env.train.config import TrainConfig
 from spinner_env.train.ppo import make_pool, make_training_env
 from test_batched import check_learner_batch_against_single_agent_env
@@ -28,7 +27,7 @@ from test_batched_heuristic import check_compiled_chooses_as
 from test_train import tiny_config
 
 from spinner_env.batched.spinner_heuristic import EXPERT_WEIGHT_NAMES
-from spinner_env.batched.vector import HeuristicPolicy, MexicanTrainHeuristicPolicy, as_batched
+from spinner_env.batched.vector import HeuristicPolicy, as_batched
 from spinner_env.mexican_train import MexicanTrainRules
 from spinner_env.spinner import SpinnerRules
 
@@ -94,7 +93,8 @@ def test_compiled_expert_chooses_as_the_agent_in_every_variant(
 
 def test_the_expert_maps_to_its_compiled_weights() -> None:
     """By name and as an agent (its weights); a heuristic holding expert weights reads
-    none of the expert's own; in Mexican Train the expert plays as the heuristic."""
+    none of the expert's own; the Mexican Train expert has no compiled twin, so it is refused
+    there rather than played as the heuristic."""
     default = as_batched("expert")
     assert isinstance(default, HeuristicPolicy) and default.name == "expert"
     np.testing.assert_array_equal(default.weights, ExpertWeights().as_array())
@@ -104,9 +104,9 @@ def test_the_expert_maps_to_its_compiled_weights() -> None:
     heuristic = as_batched(HeuristicAgent(weights=WEIGHT_SETS["odd"]))
     assert heuristic.name == "heuristic"
     assert not heuristic.weights[-len(EXPERT_WEIGHT_NAMES) :].any()
-    mexican_train = as_batched("expert", MexicanTrainRules())
-    assert isinstance(mexican_train, MexicanTrainHeuristicPolicy)
-    np.testing.assert_array_equal(mexican_train.weights, MexicanTrainWeights().as_array())
+    for expert in ("expert", ExpertAgent()):
+        with pytest.raises(ValueError, match="cannot play in the batched env"):
+            as_batched(expert, MexicanTrainRules())
 
 
 @pytest.mark.parametrize(("num_players", "episode"), [(3, "match"), (4, "hand")])

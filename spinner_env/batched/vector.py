@@ -168,9 +168,11 @@ def _mexican_train_heuristic(
 ) -> BatchedPolicy | None:
     from spinner_env.agents.mexican_train_heuristic import MexicanTrainWeights
 
+    if name == "expert":  # the Mexican Train expert plans chains: it has no compiled twin
+        return None
     if opponent is None:
         weights = MexicanTrainWeights()
-    else:  # HeuristicAgent and ExpertAgent play Mexican Train with their mexican_train_weights
+    else:  # HeuristicAgent plays Mexican Train with its mexican_train_weights
         weights = getattr(opponent, "mexican_train_weights", getattr(opponent, "weights", None))
     if isinstance(weights, MexicanTrainWeights):
         return MexicanTrainHeuristicPolicy(weights.as_array(), rules.double_blank_50)
@@ -220,8 +222,9 @@ MEXICAN_TRAIN = BatchedGame(
 
 
 HEURISTIC_NAMES = ("heuristic", "expert")
-"""The agents the compiled heuristic of each game plays (the expert, in Mexican Train, plays
-as the heuristic: ``spinner_env.agents.expert``)."""
+"""The agents a game's compiled heuristic may play: both in Spinner; in Mexican Train only
+the heuristic (the Mexican Train expert, ``spinner_env.agents.mexican_train_expert``, has
+no compiled twin, so ``as_batched`` refuses it there)."""
 
 
 def batched_game(rules: Rules | None) -> BatchedGame:
@@ -236,8 +239,8 @@ def as_batched(opponent: Any, rules: Rules | None = None) -> BatchedPolicy:
     Accepts a batched policy (``PolicyAgent`` is one), ``"random"`` / ``"greedy"`` /
     ``"heuristic"`` / ``"expert"`` (default weights), anything with a MaskablePPO
     ``policy`` (a model), or an agent of ``agents/``: ``RandomAgent``, ``GreedyAgent``,
-    ``HeuristicAgent`` and ``ExpertAgent`` (their weights) and, in Mexican Train,
-    ``MexicanTrainHeuristicAgent``, told apart by their ``name`` and weights.
+    ``HeuristicAgent`` and ``ExpertAgent`` (their weights; the expert in Spinner only) and,
+    in Mexican Train, ``MexicanTrainHeuristicAgent``, told apart by their ``name`` and weights.
     """
     game = batched_game(rules)
     if callable(getattr(opponent, "act_batch", None)):
