@@ -27,6 +27,7 @@ BENCH = Path(__file__).resolve().parent.parent / "bench"
         ("bench_wrappers", "--smoke", "TorchRL PettingZooWrapper"),
         ("where_points_go", "--smoke", "spinner tile played when a plain one fit"),
         ("bench_expert", "--smoke", "expert / heuristic"),
+        ("clone_capacity", "--smoke", "held-out agreement"),
     ],
 )
 def test_each_benchmark_runs_in_smoke_mode(script, smoke, printed, monkeypatch, capsys):
