@@ -26,15 +26,16 @@ scores its hand point difference, S7 / M6.2, as ``hand_score_difference``) or of
 agent ``make_agent`` builds (``greedy``, ``heuristic``, ``expert``, ``checkpoint`` or a
 policy file).
 
-**Engines.** A rollout by ``random``, ``greedy``, ``heuristic`` or ``expert`` (its default
-or own weights; in Mexican Train the expert plays as the heuristic) runs on the game's
-batched numba engine (:class:`spinner_env.batched.spinner_rollout.SpinnerRollouts`,
+**Engines.** A rollout by ``random``, ``greedy``, ``heuristic`` or, in Spinner, ``expert``
+(its default or own weights) runs on the game's batched numba engine
+(:class:`spinner_env.batched.spinner_rollout.SpinnerRollouts`,
 :class:`spinner_env.batched.mexican_train_rollout.MexicanTrainRollouts`: the position is
 copied into a compiled game record and played out in compiled code, with the same result
 as on the reference engine for greedy, heuristic and expert); any other rollout (a
-checkpoint, a policy file) plays on the reference engine (``copy()`` of the rules engine,
-a Python policy). ``engine=auto`` (the default) takes the batched engine where it can (numba
-installed), ``engine=batched`` insists on it, ``engine=reference`` never uses it. With
+checkpoint, a policy file, the Mexican Train expert) plays on the reference engine
+(``copy()`` of the rules engine, a Python policy). ``engine=auto`` (the default) takes the
+batched engine where it can (numba installed), ``engine=batched`` insists on it,
+``engine=reference`` never uses it. With
 heuristic rollouts the batched engine makes about 9 times as many ISMCTS iterations a
 second in both games, and PIMC about 21 (Spinner) and 15 (Mexican Train) times as many
 (``bench/bench_search.py``, docs/search.md).
