@@ -115,3 +115,12 @@ def legal_actions(action_mask: np.ndarray) -> np.ndarray:
     if legal.size == 0:
         raise ValueError("the action mask allows no action: the seat is not to act")
     return legal
+
+
+def lateness(hands: Sequence[Sequence[Any]], seat: int, late_hand_size: int) -> float:
+    """For ``seat`` of a table whose hands are ``hands``: 0 until the smallest hand of the
+    other seats is down to ``late_hand_size`` tiles, then rising to 1 when it holds one (how
+    near the hand or round may be to its end, S6.4 / M6.1). The hand-written players weigh
+    the points they keep by it."""
+    smallest_opposing = min(len(hand) for s, hand in enumerate(hands) if s != seat)
+    return max(0, late_hand_size + 1 - smallest_opposing) / late_hand_size

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from spinner_env.agents.base import Agent, EngineView
+from spinner_env.agents.base import Agent, EngineView, lateness
 from spinner_env.agents.mexican_train_heuristic import (
     MexicanTrainHeuristicAgent,
     MexicanTrainWeights,
@@ -119,11 +119,8 @@ class HeuristicAgent(Agent):
 
     def lateness(self, game: SpinnerState) -> float:
         """0 until the smallest opposing hand is down to ``late_hand_size`` tiles, then
-        rising to 1 when it holds one."""
-        late = self.weights.late_hand_size
-        me = game.current
-        smallest_opposing = min(len(h) for s, h in enumerate(game.hands) if s != me)
-        return max(0, late + 1 - smallest_opposing) / late
+        rising to 1 when it holds one (:func:`~spinner_env.agents.base.lateness`)."""
+        return lateness(game.hands, game.current, self.weights.late_hand_size)
 
     def score(self, game: SpinnerState, move: Place, hand: HandCounts) -> float:
         """How good placing ``move`` is for the seat to act (higher is better)."""

@@ -38,7 +38,8 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from spinner_env.agents.mexican_train_heuristic import MexicanTrainPlayer, lateness
+from spinner_env.agents.base import lateness
+from spinner_env.agents.mexican_train_heuristic import MexicanTrainPlayer
 
 from spinner_env.mexican_train import (
     ALL_TILES,
@@ -122,7 +123,7 @@ class MexicanTrainExpertAgent(MexicanTrainPlayer):
         stranded = sum(1 for t in orphans if not (t.low in ends or t.high in ends))
         points = sum(game.tile_points(t) for t in hand)
         score = -w.orphan * len(orphans) - w.stranded * stranded
-        score -= points * (w.points + w.late_points * lateness(game, me, w.late_hand_size))
+        score -= points * (w.points + w.late_points * lateness(game.hands, me, w.late_hand_size))
         if own.marker or me in game.unsatisfied:
             score -= w.exposed * len(plan)
         if not game.hand_over:

@@ -21,7 +21,7 @@ from abc import abstractmethod
 from dataclasses import dataclass
 
 import numpy as np
-from spinner_env.agents.base import Agent, EngineView
+from spinner_env.agents.base import Agent, EngineView, lateness
 
 from spinner_env.mexican_train import MEXICAN, NUM_VALUES, MexicanTrainState, Place
 
@@ -98,7 +98,7 @@ class MexicanTrainHeuristicAgent(MexicanTrainPlayer):
         tile = move.tile
         if len(hand) == 1:
             return float("inf")  # going out wins the round (M6.1)
-        late = lateness(game, me, w.late_hand_size)
+        late = lateness(game.hands, me, w.late_hand_size)
         score = game.tile_points(tile) * (w.points + w.late_points * late)
         train = game.absolute_train(move.train)
         opens = tile.other(game.trains[train].open_end)
@@ -117,14 +117,6 @@ class MexicanTrainHeuristicAgent(MexicanTrainPlayer):
         ):
             score += w.end_void_next
         return score
-
-
-def lateness(game: MexicanTrainState, seat: int, late_hand_size: int) -> float:
-    """For ``seat``: 0 until the smallest hand of the other seats is down to
-    ``late_hand_size`` tiles, then rising to 1 when it holds one (how near the round may
-    be to its end, M6.1)."""
-    smallest_opposing = min(len(h) for s, h in enumerate(game.hands) if s != seat)
-    return max(0, late_hand_size + 1 - smallest_opposing) / late_hand_size
 
 
 def _fits_by_value(game: MexicanTrainState) -> list[int]:
