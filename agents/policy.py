@@ -3,8 +3,9 @@
 A policy file (``.safetensors``, what ``spinner_env.train.ppo`` writes and ``agents/checkpoints``
 holds) is tensors plus a small JSON header, nothing else: loading one parses a length,
 a JSON object and raw numbers, so a file from anywhere cannot run code. The header says
-what the tensors are for (:class:`PolicyHeader`: the game, the observation size, the
-number of actions, the network's layers and activation, the format version), and the
+what the tensors are for (:class:`PolicyHeader`: the game, the network's input size, the
+number of actions, the network's layers and activation, the observation features it reads
+beside the observation (:mod:`spinner_env.agents.features`), the format version), and the
 loader checks it against the game it is asked to play before any move is made.
 
 Stable-Baselines3's own files (a ``MaskablePPO.save`` ``.zip``, or a ``policy.save``
@@ -32,6 +33,7 @@ from safetensors.torch import save as safetensors_bytes
 from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from spinner_env.agents.base import Agent, EngineView
+from spinner_env.agents.features import FEATURES, ObservationFeatures
 from stable_baselines3.common.torch_layers import FlattenExtractor
 
 from spinner_env import mexican_train_v0, spinner_v0
@@ -39,7 +41,9 @@ from spinner_env.aec import Encoding
 from spinner_env.files import write_bytes_atomic
 
 FORMAT = "spinner-env-policy"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+READABLE_VERSIONS = (1, 2)
+"""Format 2 added the header's ``features``; a format 1 file (none) loads as before."""
 SUFFIX = ".safetensors"
 
 _ENCODINGS: dict[str, Encoding] = {
@@ -47,6 +51,7 @@ _ENCODINGS: dict[str, Encoding] = {
     "mexican_train": mexican_train_v0.ENCODING,
 }
 """The games by the names ``spinner_env.games`` gives them."""
+_ENCODINGS_BY_GAME = {encoding.game_name: encoding for encoding in _ENCODINGS.values()}
 
 _ACTIVATIONS = {
     "tanh": (torch.nn.Tanh, np.tanh),
@@ -62,17 +67,23 @@ class PolicyHeader:
     game: str
     """The game's name as its :class:`~spinner_env.aec.Encoding` gives it (``Spinner``)."""
     obs_size: int
+    """The network's input size: the game's observation, then its ``features``."""
     num_actions: int
     policy_layers: tuple[int, ...]
     """Hidden layer widths of the actor (``net_arch``'s ``pi``)."""
     value_layers: tuple[int, ...]
     """Hidden layer widths of the critic (``net_arch``'s ``vf``)."""
     activation: str
+    features: tuple[str, ...] = ()
+    """The observation features the network reads after the observation, in order."""
     format_version: int = FORMAT_VERSION
 
     @classmethod
-    def of(cls, policy: MaskableActorCriticPolicy, game: str) -> PolicyHeader:
-        """The header of an MLP policy on flat observations; ValueError for any other."""
+    def of(
+        cls, policy: MaskableActorCriticPolicy, game: str, features: Sequence[str] = ()
+    ) -> PolicyHeader:
+        """The header of an MLP policy on flat observations (then ``features``); ValueError
+        for any other."""
         if not isinstance(policy.features_extractor, FlattenExtractor):
             raise ValueError("only MLP policies on flat observations have a policy file format")
         activation = policy.activation_fn
@@ -90,6 +101,7 @@ class PolicyHeader:
             policy_layers=_widths(extractor.policy_net),
             value_layers=_widths(extractor.value_net),
             activation=names[0],
+            features=tuple(features),
         )
 
     @classmethod
@@ -103,17 +115,16 @@ class PolicyHeader:
             raise ValueError(f"its header is not JSON: {err}") from None
         if not isinstance(header, dict):
             raise ValueError("its header is not a JSON object")
-        expected = set(cls.__dataclass_fields__)
+        version = header.get("format_version")
+        if not _positive_int(version) or version not in READABLE_VERSIONS:
+            raise ValueError(
+                f"format_version {version!r}: this version reads formats "
+                f"{', '.join(map(str, READABLE_VERSIONS))}"
+            )
+        expected = set(cls.__dataclass_fields__) - ({"features"} if version == 1 else set())
         if set(header) != expected:
             raise ValueError(
-                f"its header has fields {sorted(header)}; format {FORMAT_VERSION} has "
-                f"{sorted(expected)}"
-            )
-        version = header["format_version"]
-        if not _positive_int(version) or version != FORMAT_VERSION:
-            raise ValueError(
-                f"format_version {header['format_version']!r}: this version reads "
-                f"{FORMAT_VERSION} only"
+                f"its header has fields {sorted(header)}; format {version} has {sorted(expected)}"
             )
         for name in ("obs_size", "num_actions"):
             if not _positive_int(header[name]):
@@ -128,6 +139,13 @@ class PolicyHeader:
             )
         if not isinstance(header["game"], str):
             raise ValueError(f"game must be a name, got {header['game']!r}")
+        features = header.get("features", [])
+        if not isinstance(features, list) or not all(name in FEATURES for name in features):
+            raise ValueError(
+                f"features must be a list of feature names ({', '.join(FEATURES)}), "
+                f"got {features!r}"
+            )
+        header["features"] = tuple(features)
         header["policy_layers"] = tuple(header["policy_layers"])
         header["value_layers"] = tuple(header["value_layers"])
         return cls(**header)
@@ -137,9 +155,13 @@ class PolicyHeader:
 
     def check_plays(self, encoding: Encoding) -> None:
         """ValueError naming every field that does not fit the game ``encoding`` is for."""
+        try:
+            input_size = ObservationFeatures(self.features, encoding).size
+        except ValueError as err:
+            raise ValueError(f"the policy does not fit {encoding.game_name}: {err}") from None
         wanted = {
             "game": encoding.game_name,
-            "obs_size": encoding.obs_size,
+            "obs_size": input_size,
             "num_actions": encoding.num_actions,
         }
         wrong = [
@@ -161,9 +183,15 @@ class PolicyHeader:
         )
 
 
-def save_policy(policy: MaskableActorCriticPolicy, path: str | Path, encoding: Encoding) -> Path:
-    """Write ``policy`` (trained for ``encoding``'s game) as a policy file, atomically."""
-    header = PolicyHeader.of(policy, encoding.game_name)
+def save_policy(
+    policy: MaskableActorCriticPolicy,
+    path: str | Path,
+    encoding: Encoding,
+    features: Sequence[str] = (),
+) -> Path:
+    """Write ``policy`` (trained for ``encoding``'s game, reading its observations and
+    then ``features``) as a policy file, atomically."""
+    header = PolicyHeader.of(policy, encoding.game_name, features)
     header.check_plays(encoding)
     tensors = {name: t.detach().cpu().contiguous() for name, t in policy.state_dict().items()}
     path = Path(path)
@@ -214,9 +242,10 @@ class PolicyAgent(Agent):
     """Plays the policy's most likely legal action (or samples it, ``deterministic=False``).
 
     Reads only the observation and the mask, so it plays any seat of any player count the
-    observation was laid out for. The policy is treated as frozen: a plain MLP policy is
-    copied once into numpy arrays, because one observation at a time runs several times
-    faster through numpy than through torch.
+    observation was laid out for; ``features`` (those the network was trained on) are
+    computed from the observation and appended before the network runs. The policy is
+    treated as frozen: a plain MLP policy is copied once into numpy arrays, because one
+    observation at a time runs several times faster through numpy than through torch.
     """
 
     def __init__(
@@ -225,12 +254,20 @@ class PolicyAgent(Agent):
         name: str = "policy",
         deterministic: bool = True,
         seed: int | None = None,
+        features: ObservationFeatures | None = None,
     ) -> None:
         super().__init__(seed)
         self.policy = policy.eval()
         self.name = name
         self.deterministic = deterministic
-        self.obs_size = int(policy.observation_space.shape[0])
+        input_size = int(policy.observation_space.shape[0])
+        if features is not None and features.size != input_size:
+            raise ValueError(
+                f"the {name} policy reads {input_size} numbers, but the observation and the "
+                f"features {list(features.names)} are {features.size}"
+            )
+        self.features = features
+        self.obs_size = input_size if features is None else features.obs_size
         self.num_actions = int(policy.action_space.n)
         self._layers = _numpy_layers(policy)
 
@@ -244,8 +281,20 @@ class PolicyAgent(Agent):
     ) -> PolicyAgent:
         """The agent of a policy file (see the module docstring); given the game's
         ``encoding``, a policy made for another game is a ValueError here, not mid-game."""
-        policy, _ = load_policy(path, encoding)
-        return cls(policy, name=Path(path).stem, deterministic=deterministic, seed=seed)
+        policy, header = load_policy(path, encoding)
+        features = None
+        if header.features:
+            game = encoding or _ENCODINGS_BY_GAME.get(header.game)
+            if game is None:
+                raise ValueError(f"{path}: features {list(header.features)} of no known game")
+            features = ObservationFeatures(header.features, game)
+        return cls(
+            policy,
+            name=Path(path).stem,
+            deterministic=deterministic,
+            seed=seed,
+            features=features,
+        )
 
     @classmethod
     def load_trusted_sb3(
@@ -264,11 +313,16 @@ class PolicyAgent(Agent):
         return cls(policy, name=path.stem, deterministic=deterministic, seed=seed)
 
     @classmethod
-    def frozen_copy(cls, policy: MaskableActorCriticPolicy, name: str) -> PolicyAgent:
+    def frozen_copy(
+        cls,
+        policy: MaskableActorCriticPolicy,
+        name: str,
+        features: ObservationFeatures | None = None,
+    ) -> PolicyAgent:
         """A snapshot of a policy under training, unaffected by later updates."""
         snapshot = type(policy)(**policy._get_constructor_parameters())
         snapshot.load_state_dict(policy.state_dict())
-        return cls(snapshot.to("cpu"), name=name)
+        return cls(snapshot.to("cpu"), name=name, features=features)
 
     def logits(self, observation: np.ndarray) -> np.ndarray:
         """The policy's action logits before masking, for one observation or a batch
@@ -279,6 +333,8 @@ class PolicyAgent(Agent):
                 f"the {self.name} policy reads observations of {self.obs_size} numbers, "
                 f"got an array of shape {x.shape}"
             )
+        if self.features is not None:
+            x = self.features(x)
         if self._layers is not None:
             for weight, bias, activation in self._layers:
                 x = x @ weight.T + bias

@@ -30,6 +30,7 @@ from typing import Any, Literal, TypeVar, Union
 
 import yaml
 from spinner_env.agents import COMMITTED, committed_policy
+from spinner_env.agents.features import ObservationFeatures
 
 from spinner_env.games import game_spec
 
@@ -207,6 +208,9 @@ class TrainConfig:
     eval: EvalConfig = field(default_factory=EvalConfig)
     out_dir: str = "runs/ppo"
     init_from: str | None = None
+    features: list[str] = field(default_factory=list)
+    """Observation features the policy reads beside the observation
+    (:mod:`spinner_env.agents.features`: ``plan`` in Mexican Train)."""
     pretrain: PretrainConfig | None = None
     league: LeagueConfig | None = None
 
@@ -228,6 +232,10 @@ class TrainConfig:
             spec.raw_env(num_players=self.num_players, **self.env)
         except (ValueError, TypeError) as error:
             raise ValueError(f"env: {error}") from error
+        try:
+            ObservationFeatures(self.features, spec.encoding)
+        except ValueError as error:
+            raise ValueError(f"features: {error}") from None
         if self.league is not None:
             if self.backend != "batched":
                 raise ValueError("league: league training needs backend: batched")

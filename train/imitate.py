@@ -25,6 +25,7 @@ PPO then fine-tunes from there.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -33,6 +34,7 @@ import numpy as np
 import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from spinner_env.agents import Agent, make_agent
+from spinner_env.agents.features import ObservationFeatures
 from spinner_env.train.config import PretrainConfig, TrainConfig
 from spinner_env.train.vec_env import make_vec_env
 
@@ -223,8 +225,11 @@ def pretrain(
     policy: MaskableActorCriticPolicy, settings: PretrainConfig, config: TrainConfig, opponents: Any
 ) -> FitReport:
     """A ``pretrain`` section's cloning on ``policy``, in the games of ``config`` against
-    ``opponents``."""
+    ``opponents``; the policy reads the config's ``features`` after each observation."""
     demos = collect(config, opponents, settings.imitate, settings.samples, config.seed)
+    if config.features:
+        features = ObservationFeatures(config.features, game_spec(config.game).encoding)
+        demos = dataclasses.replace(demos, obs=features(demos.obs))
     return fit(
         policy,
         demos,

@@ -63,6 +63,7 @@ from spinner_env.train.ppo import (
     limit_threads,
     make_model,
     make_training_env,
+    observation_features,
     prepare_run_dir,
     save_model,
     snapshot,
@@ -234,6 +235,7 @@ class LeagueRun:
             seed=config.seed,
         )
         self.history: list[dict[str, Any]] = []
+        self.features = observation_features(config)
         limit_threads(config.torch_threads)
         set_random_seed(config.seed)
         main_env = make_training_env(config, self.league)
@@ -242,7 +244,7 @@ class LeagueRun:
         # One TensorBoard run for the main agent across generations, open before the
         # first win rates are logged.
         if config.init_from:
-            init_weights(self.main, config.init_file(), config.game)
+            init_weights(self.main, config.init_file(), config.game, config.features)
         self.main.set_logger(configure_logger(str(out / "tb" / config.name), ["tensorboard"]))
         self.exploiters = [
             Exploiter(f"exploiter{i + 1}", self._fresh_exploiter(i, 0))
@@ -280,7 +282,7 @@ class LeagueRun:
                 reset_num_timesteps=generation == 1,
             )
             steps = self.main.num_timesteps
-            copy = snapshot(self.main.policy, steps)
+            copy = snapshot(self.main.policy, steps, self.features)
             self.league.latest = copy
             self.league.add(copy.name, copy, "snapshot")
             exploiters = [self._train_exploiter(i, generation) for i in range(len(self.exploiters))]
@@ -299,7 +301,7 @@ class LeagueRun:
             reset_num_timesteps=False,
         )
         exploiter.steps += self.settings.exploiter_steps
-        copy = snapshot(exploiter.model.policy, exploiter.steps)
+        copy = snapshot(exploiter.model.policy, exploiter.steps, self.features)
         copy.name = f"{exploiter.name}_{generation}"
         self.league.add(copy.name, copy, "exploiter")
         rate = win_rate(
@@ -318,7 +320,7 @@ class LeagueRun:
 
     def _measure(self, generation: int, exploiters: Sequence[tuple[float, bool]] = ()) -> None:
         """The main agent's win rate against every member (the PFSP weights), logged."""
-        main = snapshot(self.main.policy, self.main.num_timesteps)
+        main = snapshot(self.main.policy, self.main.num_timesteps, self.features)
         main.deterministic = True
         league = self.league
         for member in league.members:
@@ -357,9 +359,9 @@ class LeagueRun:
         out, config = self.out, self.config
         save_model(self.main, out / "final.zip")
         policy_path = out / f"{config.name}{POLICY_SUFFIX}"
-        save_policy(self.main.policy, policy_path, game_spec(config.game).encoding)
+        save_policy(self.main.policy, policy_path, game_spec(config.game).encoding, config.features)
         write_text_atomic(out / "league.json", json.dumps(self.history, indent=1))
-        main = snapshot(self.main.policy, self.main.num_timesteps)
+        main = snapshot(self.main.policy, self.main.num_timesteps, self.features)
         main.deterministic = True
         main.name = "main"
         players = [("main", main)] + [(m.name, m.agent) for m in self.league.members]

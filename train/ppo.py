@@ -38,13 +38,14 @@ import yaml
 from sb3_contrib import MaskablePPO
 from spinner_env.agents import make_agent
 from spinner_env.agents.base import Agent
+from spinner_env.agents.features import ObservationFeatures
 from spinner_env.agents.policy import SUFFIX as POLICY_SUFFIX
 from spinner_env.agents.policy import PolicyAgent, load_policy, save_policy
 from spinner_env.train.cli import ArgumentParser, fail_cleanly
 from spinner_env.train.config import TrainConfig, load_config, shipped_configs
 from spinner_env.train.evaluate import Estimate, tournament
 from spinner_env.train.imitate import pretrain
-from spinner_env.train.vec_env import make_vec_env
+from spinner_env.train.vec_env import WithFeatures, make_vec_env
 from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.monitor import Monitor
@@ -117,11 +118,19 @@ def make_pool(config: TrainConfig, seed: int) -> OpponentPool:
     )
 
 
+def observation_features(config: TrainConfig) -> ObservationFeatures | None:
+    """The config's ``features`` for its game, None where it names none."""
+    if not config.features:
+        return None
+    return ObservationFeatures(config.features, game_spec(config.game).encoding)
+
+
 def make_training_env(config: TrainConfig, pool: OpponentPool) -> VecEnv:
     """The learner's ``n_envs`` games as an SB3 VecEnv: ``backend: aec`` steps a
-    ``SingleAgentEnv`` per game; ``backend: batched`` all games in one call."""
+    ``SingleAgentEnv`` per game; ``backend: batched`` all games in one call. The config's
+    ``features`` follow each observation."""
     if config.backend == "batched":
-        return make_vec_env(
+        vec_env: VecEnv = make_vec_env(
             config.n_envs,
             config.num_players,
             pool,
@@ -129,7 +138,12 @@ def make_training_env(config: TrainConfig, pool: OpponentPool) -> VecEnv:
             skip_forced=config.skip_forced,
             **config.env,
         )
-    return DummyVecEnv([lambda: Monitor(make_env(config, pool)) for _ in range(config.n_envs)])
+    else:
+        vec_env = DummyVecEnv(
+            [lambda: Monitor(make_env(config, pool)) for _ in range(config.n_envs)]
+        )
+    features = observation_features(config)
+    return vec_env if features is None else WithFeatures(vec_env, features)
 
 
 def limit_threads(threads: int) -> None:
@@ -153,14 +167,19 @@ def make_model(config: TrainConfig, vec_env: VecEnv, tensorboard: Path, seed: in
     )
 
 
-def init_weights(model: MaskablePPO, path: Path, game: str) -> None:
+def init_weights(model: MaskablePPO, path: Path, game: str, features: Sequence[str] = ()) -> None:
     """Start ``model`` from saved weights (the rest of the config applies): a policy file
-    (``.safetensors``, the game's, its network the config's) or a ``MaskablePPO.save``
-    ``.zip`` (its tensors only)."""
+    (``.safetensors``, the game's, its network and features the config's) or a
+    ``MaskablePPO.save`` ``.zip`` (its tensors only)."""
     if path.suffix != POLICY_SUFFIX:
         model.set_parameters(str(path), exact_match=True, device="cpu")
         return
-    policy, _ = load_policy(path, game_spec(game).encoding)
+    policy, header = load_policy(path, game_spec(game).encoding)
+    if list(header.features) != list(features):
+        raise ValueError(
+            f"init_from: {str(path)!r} reads the features {list(header.features)}, "
+            f"the config {list(features)}"
+        )
     try:
         model.policy.load_state_dict(policy.state_dict(), strict=True)
     except RuntimeError:
@@ -183,9 +202,12 @@ def clone_teacher(model: MaskablePPO, config: TrainConfig, pool: OpponentPool) -
     )
 
 
-def snapshot(policy: Any, num_timesteps: int) -> PolicyAgent:
-    """A frozen copy of the learner's policy as a pool opponent; it samples its moves."""
-    agent = PolicyAgent.frozen_copy(policy, f"snapshot_{num_timesteps}")
+def snapshot(
+    policy: Any, num_timesteps: int, features: ObservationFeatures | None = None
+) -> PolicyAgent:
+    """A frozen copy of the learner's policy (reading ``features``) as a pool opponent;
+    it samples its moves."""
+    agent = PolicyAgent.frozen_copy(policy, f"snapshot_{num_timesteps}", features)
     agent.deterministic = False
     return agent
 
@@ -222,12 +244,15 @@ class PeriodicCallback(BaseCallback):
 class SelfPlayCallback(PeriodicCallback):
     """Adds a frozen snapshot of the learner to the pool on a schedule."""
 
-    def __init__(self, pool: OpponentPool, every: int) -> None:
+    def __init__(
+        self, pool: OpponentPool, every: int, features: ObservationFeatures | None = None
+    ) -> None:
         super().__init__(every)
         self.pool = pool
+        self.features = features
 
     def on_schedule(self) -> None:
-        self.pool.add_snapshot(snapshot(self.model.policy, self.num_timesteps))
+        self.pool.add_snapshot(snapshot(self.model.policy, self.num_timesteps, self.features))
         self.logger.record("selfplay/snapshots", len(self.pool.snapshots))
 
 
@@ -261,7 +286,9 @@ class EvaluationCallback(PeriodicCallback):
 
     def evaluate(self) -> dict[str, Estimate]:
         with torch.random.fork_rng():  # building the copy draws initial weights: not training's
-            learner = PolicyAgent.frozen_copy(self.model.policy, "learner")
+            learner = PolicyAgent.frozen_copy(
+                self.model.policy, "learner", observation_features(self.config)
+            )
         rates = {}
         for opponent in self.opponents:
             report = tournament(
@@ -378,7 +405,9 @@ def train(
     pool = make_pool(config, config.seed)
     scheduled: list[BaseCallback] = []
     if config.opponents.snapshot_every:
-        scheduled.append(SelfPlayCallback(pool, config.opponents.snapshot_every))
+        scheduled.append(
+            SelfPlayCallback(pool, config.opponents.snapshot_every, observation_features(config))
+        )
     if config.checkpoint_every:
         scheduled.append(CheckpointEvery(out / "checkpoints", config.checkpoint_every))
     if config.eval.every:
@@ -398,7 +427,7 @@ def train(
     if checkpoint is None:
         vec_env.seed(config.seed)
         if config.init_from:
-            init_weights(model, config.init_file(), config.game)
+            init_weights(model, config.init_file(), config.game, config.features)
         clone_teacher(model, config, pool)
     else:
         # Weights and optimizer state as tensors, the step count from the JSON beside
@@ -416,7 +445,7 @@ def train(
         vec_env.seed(config.seed + done)
         if config.opponents.snapshot_every and done >= config.opponents.snapshot_every:
             # The pool's snapshots live in memory only: the resumed policy stands in for them.
-            pool.add_snapshot(snapshot(model.policy, done))
+            pool.add_snapshot(snapshot(model.policy, done, observation_features(config)))
         print(f"resuming {str(out)!r} from {checkpoint.name} at {done} steps")
     start, steps_before = time.time(), model.num_timesteps
     model.learn(
@@ -429,7 +458,7 @@ def train(
     elapsed = time.time() - start
     save_model(model, out / "final.zip")
     policy_path = out / f"{config.name}{POLICY_SUFFIX}"
-    save_policy(model.policy, policy_path, game_spec(config.game).encoding)
+    save_policy(model.policy, policy_path, game_spec(config.game).encoding, config.features)
     steps = model.num_timesteps - steps_before
     print(
         f"trained {steps} steps in {elapsed:.0f} s ({steps / elapsed:.0f} steps/s, "

@@ -18,7 +18,9 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from stable_baselines3.common.vec_env.base_vec_env import VecEnv
+from gymnasium import spaces
+from spinner_env.agents.features import FEATURES, ObservationFeatures
+from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvWrapper
 
 from spinner_env.aec import check_choice
 from spinner_env.batched.vector import LearnerBatch, Rules
@@ -124,6 +126,34 @@ class MexicanTrainVecEnv(BatchedVecEnv):
     rules_class = MexicanTrainRules
 
 
+class WithFeatures(VecEnvWrapper):
+    """Any VecEnv of a game's observations with ``features`` appended to each (terminal
+    observations too), as :class:`~spinner_env.agents.policy.PolicyAgent` appends them
+    when it plays; the action masks pass through."""
+
+    def __init__(self, venv: VecEnv, features: ObservationFeatures) -> None:
+        inner = venv.observation_space
+        assert isinstance(inner, spaces.Box)
+        extra = sum(FEATURES[name].size for name in features.names)
+        space = spaces.Box(
+            np.concatenate([inner.low, np.zeros(extra, np.float32)]),
+            np.concatenate([inner.high, np.ones(extra, np.float32)]),
+            dtype=np.float32,
+        )
+        super().__init__(venv, observation_space=space)
+        self.features = features
+
+    def reset(self) -> np.ndarray:
+        return self.features(self.venv.reset())
+
+    def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict]]:
+        obs, rewards, dones, infos = self.venv.step_wait()
+        for info in infos:
+            if "terminal_observation" in info:
+                info["terminal_observation"] = self.features(info["terminal_observation"])
+        return self.features(obs), rewards, dones, infos
+
+
 VEC_ENVS: dict[str, type[BatchedVecEnv]] = {
     "spinner": SpinnerVecEnv,
     "mexican_train": MexicanTrainVecEnv,
@@ -159,4 +189,11 @@ def make_vec_env(
     )
 
 
-__all__ = ["VEC_ENVS", "BatchedVecEnv", "MexicanTrainVecEnv", "SpinnerVecEnv", "make_vec_env"]
+__all__ = [
+    "VEC_ENVS",
+    "BatchedVecEnv",
+    "MexicanTrainVecEnv",
+    "SpinnerVecEnv",
+    "WithFeatures",
+    "make_vec_env",
+]

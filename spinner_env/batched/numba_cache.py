@@ -2,9 +2,9 @@
 
 numba keys a cached function by the source file that defines it, and nothing else. The
 compiled modules of this subpackage (``core``; Spinner's ``spinner``, ``spinner_heuristic``
-and ``spinner_opponents``; Mexican Train's ``mexican_train`` and
-``mexican_train_opponents``; ``rollout``, which compiles the functions the games'
-rollout modules name) inline each other's functions and freeze tables
+and ``spinner_opponents``; Mexican Train's ``mexican_train``, ``mexican_train_opponents``
+and ``mexican_train_plan``; ``rollout``, which compiles the functions the games' rollout
+modules name) inline each other's functions and freeze tables
 built in ``tiles``, the rules engines and the envs, so an edit to one of those files
 would leave the others running stale compiled code from ``__pycache__``. Each compiled
 module therefore calls :func:`drop_stale_cache` when it is imported, before anything is
@@ -28,6 +28,7 @@ COMPILED_FROM = (
     "batched/spinner_opponents.py",
     "batched/mexican_train.py",
     "batched/mexican_train_opponents.py",
+    "batched/mexican_train_plan.py",
     "batched/rollout.py",
     "batched/spinner_rollout.py",
     "batched/mexican_train_rollout.py",
