@@ -92,11 +92,12 @@ def test_pretrain_after_init_from_fits_the_given_weights_to_the_teacher(tmp_path
     # init_from loads the weights, then pretrain fits them: with a vanishing cloning (and
     # PPO) learning rate the run ends where init_from started it; with a real one it moves.
     committed = "agents/checkpoints/mexican_train_4p.safetensors"
-    start, _ = load_policy(committed, game_spec("mexican_train").encoding)
+    start, header = load_policy(committed, game_spec("mexican_train").encoding)
 
     def trained(rate: float) -> dict:
         config = mexican_train_config(
             init_from=committed,
+            features=list(header.features),
             total_timesteps=64,
             pretrain={"imitate": "heuristic", "samples": 500, "epochs": 1, "learning_rate": rate},
             ppo={
