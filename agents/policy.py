@@ -410,6 +410,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     convert.add_argument("target", type=Path)
     convert.add_argument("--game", required=True, choices=sorted(_ENCODINGS))
     convert.add_argument(
+        "--features",
+        nargs="+",
+        default=[],
+        metavar="NAME",
+        help="the observation features the model was trained with (a config's features)",
+    )
+    convert.add_argument(
         "--trust-pickle",
         action="store_true",
         help="required: loading the source runs any code it carries",
@@ -421,7 +428,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         parser.error(f"the target's name must end in {SUFFIX}")
     try:
         agent = PolicyAgent.load_trusted_sb3(args.source)
-        save_policy(agent.policy, args.target, _ENCODINGS[args.game])
+        save_policy(agent.policy, args.target, _ENCODINGS[args.game], args.features)
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         raise SystemExit(2) from None

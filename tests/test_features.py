@@ -14,6 +14,7 @@ from spinner_env.agents import make_agent
 from spinner_env.agents.features import ObservationFeatures
 from spinner_env.agents.mexican_train_expert import CHAIN_SEARCH_NODES, longest_chain
 from spinner_env.agents.policy import PolicyAgent, load_policy, save_policy
+from spinner_env.agents.policy import main as policy_main
 from spinner_env.train.ppo import make_pool, make_training_env, train
 from test_imitate import mexican_train_config
 from test_policy_files import small_policy
@@ -170,6 +171,19 @@ def test_a_policy_file_keeps_its_features_and_its_agent_reads_them(tmp_path):
     )
     with pytest.raises(ValueError, match="'plan' reads Mexican Train observations, not Spinner"):
         load_policy(path, spinner_v0.ENCODING)
+
+
+def test_convert_writes_the_features_a_model_was_trained_with(tmp_path, capsys):
+    policy, _ = feature_policy()
+    source, target = tmp_path / "sb3.pt", tmp_path / "safe.safetensors"
+    policy.save(str(source))
+    convert = ["convert", "--trust-pickle", str(source), str(target), "--game", "mexican_train"]
+    with pytest.raises(SystemExit) as exit_info:
+        policy_main(convert)
+    assert exit_info.value.code == 2
+    assert "obs_size 1551 (the game needs 1277)" in capsys.readouterr().err
+    policy_main([*convert, "--features", "plan"])
+    assert PolicyAgent.load(target, MEXICAN_TRAIN).features.names == ("plan",)
 
 
 def test_an_agent_whose_features_do_not_fit_its_network_is_refused():
