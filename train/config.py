@@ -233,7 +233,7 @@ class TrainConfig:
         except (ValueError, TypeError) as error:
             raise ValueError(f"env: {error}") from error
         try:
-            ObservationFeatures(self.features, spec.encoding)
+            self.observation_features()
         except ValueError as error:
             raise ValueError(f"features: {error}") from None
         if self.league is not None:
@@ -277,6 +277,13 @@ class TrainConfig:
         if self.init_from is None:
             raise ValueError("init_from: the config starts from fresh weights")
         return committed_policy(self.init_from) or Path(self.init_from)
+
+    def observation_features(self) -> ObservationFeatures | None:
+        """``features`` for the config's game, None where it names none; ValueError for a
+        name that is not one of that game's features."""
+        if not self.features:
+            return None
+        return ObservationFeatures(self.features, game_spec(self.game).encoding)
 
     def as_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

@@ -34,7 +34,6 @@ import numpy as np
 import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from spinner_env.agents import Agent, make_agent
-from spinner_env.agents.features import ObservationFeatures
 from spinner_env.train.config import PretrainConfig, TrainConfig
 from spinner_env.train.vec_env import make_vec_env
 
@@ -227,8 +226,8 @@ def pretrain(
     """A ``pretrain`` section's cloning on ``policy``, in the games of ``config`` against
     ``opponents``; the policy reads the config's ``features`` after each observation."""
     demos = collect(config, opponents, settings.imitate, settings.samples, config.seed)
-    if config.features:
-        features = ObservationFeatures(config.features, game_spec(config.game).encoding)
+    features = config.observation_features()
+    if features is not None:
         demos = dataclasses.replace(demos, obs=features(demos.obs))
     return fit(
         policy,

@@ -63,7 +63,6 @@ from spinner_env.train.ppo import (
     limit_threads,
     make_model,
     make_training_env,
-    observation_features,
     prepare_run_dir,
     save_model,
     snapshot,
@@ -235,7 +234,7 @@ class LeagueRun:
             seed=config.seed,
         )
         self.history: list[dict[str, Any]] = []
-        self.features = observation_features(config)
+        self.features = config.observation_features()
         limit_threads(config.torch_threads)
         set_random_seed(config.seed)
         main_env = make_training_env(config, self.league)

@@ -118,13 +118,6 @@ def make_pool(config: TrainConfig, seed: int) -> OpponentPool:
     )
 
 
-def observation_features(config: TrainConfig) -> ObservationFeatures | None:
-    """The config's ``features`` for its game, None where it names none."""
-    if not config.features:
-        return None
-    return ObservationFeatures(config.features, game_spec(config.game).encoding)
-
-
 def make_training_env(config: TrainConfig, pool: OpponentPool) -> VecEnv:
     """The learner's ``n_envs`` games as an SB3 VecEnv: ``backend: aec`` steps a
     ``SingleAgentEnv`` per game; ``backend: batched`` all games in one call. The config's
@@ -142,7 +135,7 @@ def make_training_env(config: TrainConfig, pool: OpponentPool) -> VecEnv:
         vec_env = DummyVecEnv(
             [lambda: Monitor(make_env(config, pool)) for _ in range(config.n_envs)]
         )
-    features = observation_features(config)
+    features = config.observation_features()
     return vec_env if features is None else WithFeatures(vec_env, features)
 
 
@@ -287,7 +280,7 @@ class EvaluationCallback(PeriodicCallback):
     def evaluate(self) -> dict[str, Estimate]:
         with torch.random.fork_rng():  # building the copy draws initial weights: not training's
             learner = PolicyAgent.frozen_copy(
-                self.model.policy, "learner", observation_features(self.config)
+                self.model.policy, "learner", self.config.observation_features()
             )
         rates = {}
         for opponent in self.opponents:
@@ -406,7 +399,7 @@ def train(
     scheduled: list[BaseCallback] = []
     if config.opponents.snapshot_every:
         scheduled.append(
-            SelfPlayCallback(pool, config.opponents.snapshot_every, observation_features(config))
+            SelfPlayCallback(pool, config.opponents.snapshot_every, config.observation_features())
         )
     if config.checkpoint_every:
         scheduled.append(CheckpointEvery(out / "checkpoints", config.checkpoint_every))
@@ -445,7 +438,7 @@ def train(
         vec_env.seed(config.seed + done)
         if config.opponents.snapshot_every and done >= config.opponents.snapshot_every:
             # The pool's snapshots live in memory only: the resumed policy stands in for them.
-            pool.add_snapshot(snapshot(model.policy, done, observation_features(config)))
+            pool.add_snapshot(snapshot(model.policy, done, config.observation_features()))
         print(f"resuming {str(out)!r} from {checkpoint.name} at {done} steps")
     start, steps_before = time.time(), model.num_timesteps
     model.learn(

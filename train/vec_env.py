@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from spinner_env.agents.features import FEATURES, ObservationFeatures
+from spinner_env.agents.features import ObservationFeatures
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvWrapper
 
 from spinner_env.aec import check_choice
@@ -134,7 +134,7 @@ class WithFeatures(VecEnvWrapper):
     def __init__(self, venv: VecEnv, features: ObservationFeatures) -> None:
         inner = venv.observation_space
         assert isinstance(inner, spaces.Box)
-        extra = sum(FEATURES[name].size for name in features.names)
+        extra = features.size - features.obs_size
         space = spaces.Box(
             np.concatenate([inner.low, np.zeros(extra, np.float32)]),
             np.concatenate([inner.high, np.ones(extra, np.float32)]),
