@@ -55,6 +55,8 @@ class Agent(ABC):
     needs_observation: bool = True
     num_actions: int | None = None
     """The action count of the game the agent is made for, if it is made for one."""
+    plays: tuple[type[MatchState], ...] = ()
+    """The games (their state classes) the agent plays, if not every game of the suite."""
 
     def __init__(self, seed: int | Sequence[int] | None = None) -> None:
         self.rng = np.random.default_rng(seed)

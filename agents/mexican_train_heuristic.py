@@ -60,6 +60,7 @@ class MexicanTrainPlayer(Agent):
 
     needs_view = True
     needs_observation = False
+    plays = (MexicanTrainState,)
 
     def choose(
         self, observation: np.ndarray | None, legal: np.ndarray, view: EngineView | None

@@ -19,6 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sb3_contrib import MaskablePPO
+from spinner_env.agents.base import Agent
 from spinner_env.agents.baselines import GreedyAgent
 from spinner_env.agents.heuristic import HeuristicAgent, HeuristicWeights
 from spinner_env.train.config import TrainConfig
@@ -36,9 +37,15 @@ from spinner_env.batched.core import (
 )
 from spinner_env.batched.mexican_train import BatchedMexicanTrain
 from spinner_env.batched.spinner import BatchedSpinner
-from spinner_env.batched.vector import GreedyPolicy, LearnerBatch, SpinnerVectorEnv, as_batched
+from spinner_env.batched.vector import (
+    GreedyPolicy,
+    LearnerBatch,
+    SpinnerVectorEnv,
+    as_batched,
+    batched_game,
+)
 from spinner_env.match import MatchState, shuffled
-from spinner_env.mexican_train import MexicanTrainRules
+from spinner_env.mexican_train import MexicanTrainRules, MexicanTrainState
 from spinner_env.spinner import ALL_TILES, SpinnerRules
 from spinner_env.wrappers import SingleAgentEnv
 
@@ -82,6 +89,24 @@ def learner_of(seed: int, n: int, learner_seat: int | None) -> int:
     return learner_seat
 
 
+def position(state: MatchState) -> dict:
+    """What a game record keeps of a reference state (``state_of`` reads it back): all of
+    it but the hands' order, the earlier hands' results and, in Mexican Train, the pass
+    count no rule reads."""
+    data = state.to_dict()
+    data["hands"] = [sorted(hand) for hand in data["hands"]]
+    del data["results"]
+    if isinstance(state, MexicanTrainState):
+        del data["passes_in_row"]
+    return data
+
+
+def assert_reads_back(record: np.void, state: MatchState) -> None:
+    """The record's reference state, read back and validated, is ``state``."""
+    read = batched_game(state.rules).state_of(record, state.rules)
+    assert position(read) == position(state)
+
+
 def play_side_by_side(
     rules: Rules,
     reward: str,
@@ -116,6 +141,7 @@ def play_side_by_side(
         for b, env in enumerate(envs):
             seat = env.game.current
             assert engine.current[b] == seat
+            assert_reads_back(engine.games[b], env.game)
             view = env.observe(env.agent_selection)
             np.testing.assert_array_equal(step.mask[b], view["action_mask"])
             np.testing.assert_array_equal(step.obs[b], view["observation"])
@@ -441,11 +467,23 @@ def test_train_ppo_backend_batched_builds_the_games_vec_env():
     assert isinstance(env, MexicanTrainVecEnv) and env.num_envs == config.n_envs
 
 
-def test_agents_without_a_batched_policy_cannot_play_batched():
+def test_what_cannot_play_a_game_is_refused_by_as_batched():
     from spinner_env.agents.mexican_train_heuristic import MexicanTrainHeuristicAgent
 
-    with pytest.raises(ValueError, match="no batched policy"):
+    with pytest.raises(ValueError, match="plays MexicanTrainState only, not SpinnerState"):
         as_batched(MexicanTrainHeuristicAgent())
+    with pytest.raises(ValueError, match="made for a game of 3 actions"):
+        as_batched(_ThreeActionAgent())
+    with pytest.raises(ValueError, match="neither a batched policy"):
+        as_batched(object())
+
+
+class _ThreeActionAgent(Agent):
+    name = "three actions"
+    num_actions = 3
+
+    def choose(self, observation, legal, view) -> int:
+        return int(legal[0])
 
 
 def test_stale_numba_caches_are_dropped(tmp_path):

@@ -27,7 +27,7 @@ from test_batched_heuristic import check_compiled_chooses_as
 from test_train import tiny_config
 
 from spinner_env.batched.spinner_heuristic import EXPERT_WEIGHT_NAMES
-from spinner_env.batched.vector import HeuristicPolicy, as_batched
+from spinner_env.batched.vector import AgentPolicy, HeuristicPolicy, as_batched
 from spinner_env.mexican_train import MexicanTrainRules
 from spinner_env.spinner import SpinnerRules
 
@@ -93,8 +93,8 @@ def test_compiled_expert_chooses_as_the_agent_in_every_variant(
 
 def test_the_expert_maps_to_its_compiled_weights() -> None:
     """By name and as an agent (its weights); a heuristic holding expert weights reads
-    none of the expert's own; the Mexican Train expert has no compiled twin, so it is refused
-    there rather than played as the heuristic."""
+    none of the expert's own; the Mexican Train expert has no compiled twin, so there it
+    plays as itself through the reference state, never as the compiled heuristic."""
     default = as_batched("expert")
     assert isinstance(default, HeuristicPolicy) and default.name == "expert"
     np.testing.assert_array_equal(default.weights, ExpertWeights().as_array())
@@ -105,8 +105,20 @@ def test_the_expert_maps_to_its_compiled_weights() -> None:
     assert heuristic.name == "heuristic"
     assert not heuristic.weights[-len(EXPERT_WEIGHT_NAMES) :].any()
     for expert in ("expert", ExpertAgent()):
-        with pytest.raises(ValueError, match="cannot play in the batched env"):
-            as_batched(expert, MexicanTrainRules())
+        policy = as_batched(expert, MexicanTrainRules())
+        assert isinstance(policy, AgentPolicy) and isinstance(policy.agent, ExpertAgent)
+
+
+@pytest.mark.parametrize(("num_players", "episode"), [(2, "match"), (4, "hand")])
+def test_the_mexican_train_expert_plays_in_the_batch_as_on_the_reference_engine(
+    num_players: int, episode: str
+) -> None:
+    """Its seats in a ``LearnerBatch`` (read back from the records, ``AgentPolicy``) make
+    the moves it makes in ``SingleAgentEnv``, game for game."""
+    rules = MexicanTrainRules(num_players=num_players, num_rounds=2)
+    check_learner_batch_against_single_agent_env(
+        rules, "hand_score", episode, None, [ExpertAgent(), HeuristicAgent()]
+    )
 
 
 @pytest.mark.parametrize(("num_players", "episode"), [(3, "match"), (4, "hand")])

@@ -12,6 +12,7 @@ import pytest
 from spinner_env.agents.base import Agent, choose_move
 from spinner_env.agents.baselines import GreedyAgent
 from spinner_env.agents.heuristic import HeuristicAgent
+from test_batched import assert_reads_back
 
 from spinner_env.aec import hand_score_difference, zero_sum_outcome
 from spinner_env.batched import mexican_train as batched_mexican_train
@@ -24,6 +25,7 @@ from spinner_env.batched.spinner_opponents import (
     OPPONENT_RANDOM,
 )
 from spinner_env.batched.spinner_rollout import SpinnerRollouts, load_state
+from spinner_env.batched.spinner_rollout import state_of as spinner_state_of
 from spinner_env.belief import Belief
 from spinner_env.games import game_spec
 from spinner_env.match import MatchState
@@ -94,6 +96,46 @@ def test_a_loaded_position_has_the_reference_legal_moves(num_players: int, varia
         assert np.flatnonzero(mask).tolist() == sorted(
             ENCODING.action_of(m) for m in state.legal_moves()
         )
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 8])
+@pytest.mark.parametrize(
+    "variant",
+    [{}, {"draw_until_playable": True}, {"shortened": True}, {"seeded_first_dealer": True}],
+)
+def test_a_loaded_position_reads_back_as_itself(num_players: int, variant: dict) -> None:
+    """``state_of`` is ``load_state``'s inverse: layout (S3-S5: the set, every placement's
+    seat, end and opening, the unfilled doubles), hands, boneyard, voids, totals, turn."""
+    rules = SpinnerRules(num_players=num_players, **variant)
+    game = np.zeros(1, GAME)[0]
+    loaded = 0
+    for seed in range(12):
+        state = random_position(rules, seed)
+        if not state.hand_over:
+            load_state(game, state)
+            assert_reads_back(game, state)
+            loaded += 1
+    assert loaded >= 6
+
+
+def test_a_loaded_mexican_train_position_reads_back_as_itself() -> None:
+    """Trains and their order (M3.2), markers (M3.4), unsatisfied doubles oldest first
+    (M5.4), the extra placement (M5.2)."""
+    game = np.zeros(1, batched_mexican_train.GAME)[0]
+    states = [s for rules in MT_RULES.values() for s in mexican_train_positions(rules, 12)]
+    for state in [*states, two_doubles_waiting(True), two_doubles_waiting(False)]:
+        load_mexican_train(game, state)
+        assert_reads_back(game, state)
+
+
+def test_a_record_that_is_no_position_is_refused_when_read_back() -> None:
+    state = random_position(SpinnerRules(num_players=2), 3)
+    game = np.zeros(1, GAME)[0]
+    load_state(game, state)
+    game["hands"][0, 0] = game["hands"][1, 0]  # one tile held twice, another nowhere
+    with pytest.raises(ValueError, match="appears more than once"):
+        spinner_state_of(game, state.rules)
+    spinner_state_of(game, state.rules, check=False)  # the caller's risk: not checked
 
 
 @pytest.mark.parametrize("num_players", [2, 4, 8])

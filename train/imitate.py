@@ -3,9 +3,10 @@
 A config's ``pretrain`` section (:class:`~spinner_env.train.config.PretrainConfig`) makes
 ``spinner-train`` fit the policy (fresh, or ``init_from``'s) to a teacher before PPO starts:
 
-1. :func:`collect` lets the teacher (``imitate``: any agent spec; ``heuristic`` plays in
-   the config's batched games, a search player such as ``pimc:iterations=16`` on the
-   reference engine) play the learner's seat against the config's opponent pool, and
+1. :func:`collect` lets the teacher (``imitate``: any agent spec; ``heuristic`` plays
+   compiled in the config's batched games, a search player such as
+   ``pimc:iterations=16`` as itself, reading each game's reference state) play the
+   learner's seat against the config's opponent pool, and
    records ``samples`` of its decisions: the
    observation, the legal actions, the action it chose, and the discounted return that
    followed (the config's reward and ``gamma``);
@@ -33,11 +34,11 @@ from typing import Any
 import numpy as np
 import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-from spinner_env.agents import Agent, make_agent
+from spinner_env.agents import make_agent
 from spinner_env.train.config import PretrainConfig, TrainConfig
 from spinner_env.train.vec_env import make_vec_env
 
-from spinner_env.batched.vector import BatchedPolicy, LearnerBatch, as_batched
+from spinner_env.batched.vector import AgentPolicy, BatchedPolicy, LearnerBatch, as_batched
 from spinner_env.games import game_spec
 
 
@@ -77,15 +78,11 @@ def collect(
 ) -> Demonstrations:
     """``samples`` decisions (at least) of ``teacher`` playing the learner's seat of the
     config's games against ``opponents`` (an opponent pool or anything ``LearnerBatch``
-    takes). A teacher that plays in the batched env (``as_batched``) plays the config's
-    ``n_envs`` batched games at a time; any other (a search player,
-    ``pimc:iterations=16``) plays one game at a time on the reference engine, where the
-    cost is its own search. Only whole episodes are kept, so that every decision has its
-    return; forced moves follow ``skip_forced``."""
-    try:
-        agent = make_agent(teacher, seed=seed, encoding=game_spec(config.game).encoding)
-    except ValueError as error:
-        raise ValueError(f"pretrain.imitate: {error}") from None
+    takes), in the config's ``n_envs`` batched games at a time. A compiled teacher
+    decides in all of them at once; any other (a search player, ``pimc:iterations=16``)
+    plays through ``as_batched``'s ``AgentPolicy``, one game at a time, where the cost is
+    its own search. Only whole episodes are kept, so that every decision has its return;
+    forced moves follow ``skip_forced``."""
     batch = make_vec_env(
         config.n_envs,
         config.num_players,
@@ -95,9 +92,11 @@ def collect(
         **config.env,
     ).batch
     try:
-        play = _batched_play(batch, as_batched(agent, batch.rules), seed)
-    except ValueError:  # no batched policy plays as the teacher: it reads the engine
-        play = _reference_play(config, opponents, agent, seed)
+        agent = make_agent(teacher, seed=seed, encoding=game_spec(config.game).encoding)
+        teacher_policy = as_batched(agent, batch.rules)
+    except ValueError as error:
+        raise ValueError(f"pretrain.imitate: {error}") from None
+    play = _batched_play(batch, teacher_policy, seed)
     obs, masks, actions, rewards, dones = [], [], [], [], []
     complete = 0  # decisions in finished episodes so far
     open_steps: np.ndarray | None = None  # each game's decisions since its last end
@@ -129,33 +128,16 @@ def collect(
     )
 
 
-def _batched_play(batch: LearnerBatch, player: BatchedPolicy, seed: int) -> Iterator[Step]:
+def _batched_play(
+    batch: LearnerBatch, player: BatchedPolicy | AgentPolicy, seed: int
+) -> Iterator[Step]:
     """``player`` in the learner's seat of every game of ``batch``, step by step."""
     batch.reset(seed)
     while True:
         obs, mask = batch.obs.copy(), batch.mask != 0
-        chosen = np.asarray(player.act_batch(batch.obs, batch.mask), np.int64)
+        chosen = batch.actions_of(player)
         batch.step(chosen)
         yield obs, mask, chosen, batch.rewards.astype(np.float32), batch.dones.copy()
-
-
-def _reference_play(config: TrainConfig, opponents: Any, agent: Agent, seed: int) -> Iterator[Step]:
-    """``agent`` in the learner's seat of one game of the config on the reference engine
-    (``backend: aec``'s env, whose engine it may read), step by step (B = 1)."""
-    from spinner_env.train.ppo import make_env  # ppo imports this module
-
-    if isinstance(opponents, str):  # an agent spec for every seat, as LearnerBatch takes it
-        opponents = make_agent(opponents, seed=seed)
-    env = make_env(config, opponents)
-    obs, _ = env.reset(seed=seed)
-    while True:
-        mask = env.action_masks()
-        action = agent.act(obs, mask, env.raw)
-        following, reward, terminated, truncated, _ = env.step(action)
-        done = terminated or truncated
-        reward_row = np.array([reward], np.float32)
-        yield obs[None], mask[None], np.array([action], np.int64), reward_row, np.array([done])
-        obs = env.reset()[0] if done else following
 
 
 def discounted_returns(rewards: np.ndarray, dones: np.ndarray, gamma: float) -> np.ndarray:

@@ -199,7 +199,7 @@ def win_rate(player: Any, opponent: Any, config: TrainConfig, episodes: int, see
     finished = np.zeros(episodes, bool)
     result = np.zeros(episodes)
     while not finished.all():
-        batch.step(player.act_batch(batch.obs, batch.mask))
+        batch.step(batch.actions_of(player))
         totals += np.where(finished, 0.0, batch.rewards)
         ended = batch.dones & ~finished
         result[ended] = np.sign(totals[ended]) * 0.5 + 0.5

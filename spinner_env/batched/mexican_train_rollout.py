@@ -28,13 +28,26 @@ from spinner_env.batched.mexican_train import (
     _play,
 )
 from spinner_env.batched.mexican_train_opponents import compiled_action
-from spinner_env.batched.rollout import BatchedRollouts, CompiledRules, load_hands
-from spinner_env.mexican_train import MEXICAN, MexicanTrainRules, MexicanTrainState
+from spinner_env.batched.rollout import BatchedRollouts, CompiledRules, load_hands, match_fields
+from spinner_env.mexican_train import (
+    ALL_TILES,
+    MEXICAN,
+    MexicanTile,
+    MexicanTrainRules,
+    MexicanTrainState,
+    Train,
+    chain_end,
+)
 
 
 def _train_id(train: int) -> int:
     """The record's id of a reference train id (the Mexican train is -1 there)."""
     return MEXICAN_TRAIN if train == MEXICAN else train
+
+
+def _reference_train(train: int) -> int:
+    """The reference id of a record's train id (:func:`_train_id`'s inverse)."""
+    return MEXICAN if train == MEXICAN_TRAIN else int(train)
 
 
 def load_state(game: np.void, state: MexicanTrainState) -> None:
@@ -60,6 +73,36 @@ def load_state(game: np.void, state: MexicanTrainState) -> None:
     game["extra_placement"] = state.extra_placement
 
 
+def state_of(game: np.void, rules: MexicanTrainRules, check: bool = True) -> MexicanTrainState:
+    """The reference state of the round in play in the record ``game`` under ``rules``
+    (:func:`load_state`'s inverse; :func:`~spinner_env.batched.rollout.match_fields` says
+    what differs: the hands' order and the earlier rounds' results). ``passes_in_row``,
+    which no Mexican Train rule reads (M6.1 looks at the hands and trains), is 0: the
+    record does not count it. With ``check``, ValueError (from ``validate``) if the record
+    is not a round in play of these rules."""
+    n = rules.num_players
+    engine = MexicanTrainRules.engine_value(int(game["hand_number"]))
+    size = int(game["layout_size"])
+    ids = [*range(n), MEXICAN]
+    on_train: dict[int, list[MexicanTile]] = {train: [] for train in ids}
+    for tile, train in zip(game["layout"][:size], game["layout_train"][:size], strict=True):
+        on_train[_reference_train(train)].append(ALL_TILES[tile])
+    trains = [
+        Train(on_train[t], chain_end(on_train[t], engine), bool(game["markers"][_train_id(t)]))
+        for t in ids
+    ]
+    state = MexicanTrainState(
+        **match_fields(game, n, ALL_TILES),
+        rules=rules,
+        trains=trains,
+        unsatisfied=[_reference_train(t) for t in game["unsatisfied"][: game["num_unsatisfied"]]],
+        extra_placement=bool(game["extra_placement"]),
+    )
+    if check:
+        state.validate()
+    return state
+
+
 class MexicanTrainRollouts(BatchedRollouts):
     """Mexican Train positions played out together by a compiled policy
     (``BatchedRollouts``' arguments; ``heuristic_weights`` rows are
@@ -72,4 +115,4 @@ class MexicanTrainRollouts(BatchedRollouts):
     load_state = staticmethod(load_state)
 
 
-__all__ = ["MexicanTrainRollouts", "load_state"]
+__all__ = ["MexicanTrainRollouts", "load_state", "state_of"]

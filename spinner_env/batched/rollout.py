@@ -42,6 +42,7 @@ from spinner_env.batched.core import (
 )
 from spinner_env.batched.numba_cache import drop_stale_cache
 from spinner_env.match import MatchState
+from spinner_env.tiles import Tile
 
 
 class CompiledRules(NamedTuple):
@@ -194,6 +195,27 @@ def load_hands(game: np.void, state: MatchState) -> None:
     game["learner"] = 0
 
 
+def match_fields(game: np.void, num_players: int, tiles: Sequence[Tile]) -> dict[str, Any]:
+    """What :func:`load_hands` writes, read back as the ``MatchState`` fields it came from
+    (``tiles``: the game's tiles by index). Hands keep the record's order; ``results`` is
+    empty, since a record keeps the match totals but not each earlier hand's result."""
+    n = num_players
+    deck = game["deck"]
+    return {
+        "num_players": n,
+        "seed": int(game["seed"]),
+        "hand_number": int(game["hand_number"]),
+        "hands": [
+            [tiles[i] for i in game["hands"][seat, : game["hand_sizes"][seat]]] for seat in range(n)
+        ],
+        "boneyard": [tiles[i] for i in deck[int(game["top"]) :]],
+        "current": int(game["current"]),
+        "totals": [int(t) for t in game["totals"][:n]],
+        "drew_this_turn": bool(game["drew"]),
+        "voids": [{int(v) for v in np.flatnonzero(game["voids"][seat])} for seat in range(n)],
+    }
+
+
 class BatchedRollouts(ABC):
     """Positions of one game played out together by a compiled policy.
 
@@ -289,4 +311,4 @@ class BatchedRollouts(ABC):
 
 drop_stale_cache(_play_out)  # before anything compiled is loaded (see numba_cache)
 
-__all__ = ["BatchedRollouts", "CompiledRules", "load_hands"]
+__all__ = ["BatchedRollouts", "CompiledRules", "load_hands", "match_fields"]

@@ -114,6 +114,9 @@ _BONEYARD = OBSERVATION_SLICES["boneyard"].start
 _DREW = OBSERVATION_SLICES["drew"].start
 _HAND_NUMBER = OBSERVATION_SLICES["hand_number"].start
 
+NO_END = 255
+"""``layout_end`` of the set, which goes on no end (``Placed.end`` None, S3)."""
+
 FIRST_DEALER_DRAW = -1
 """The hand number ``shuffled`` is given to draw the first dealer (S2.3 variant), as in
 :meth:`SpinnerState.new`."""
@@ -126,6 +129,9 @@ GAME = np.dtype(
         ("deck", np.uint8, (NUM_TILES,)),  # the hand's shuffled order (S2.4) ...
         ("top", np.uint8),  # ... the boneyard is deck[top:], top first
         ("layout", np.uint8, (NUM_TILES,)),  # the tiles on the layout, in the order placed
+        ("layout_seat", np.uint8, (NUM_TILES,)),  # ... who placed each,
+        ("layout_end", np.uint8, (NUM_TILES,)),  # ... on what end value (NO_END: the set),
+        ("layout_opens", np.uint8, (NUM_TILES,)),  # ... and what it opened (S4.2-S4.4)
         ("layout_size", np.uint8),
         ("free_ends", np.uint8, (NUM_VALUES,)),  # open ends by value, outside unfilled doubles
         ("unfilled_value", np.uint8, (MAX_UNFILLED,)),  # unfilled doubles, oldest first (S5.2)
@@ -143,11 +149,13 @@ GAME = np.dtype(
     ],
     align=True,
 )
-"""One game's state: a record of small arrays, about 800 bytes.
+"""One game's state: a record of small arrays, about 1,000 bytes.
 
 The layout is kept as the reference engine keeps it (S4.5): free open ends counted by
-value, unfilled doubles oldest first with their arms left. A batch is ``np.zeros(B,
-GAME)``; the compiled code takes one record per game, which costs nothing to pass (a
+value, unfilled doubles oldest first with their arms left, and every placement as the
+reference ``Placed`` has it (seat, tile, end, opens), so that the reference state can be
+read back (:func:`spinner_env.batched.spinner_rollout.state_of`). A batch is
+``np.zeros(B, GAME)``; the compiled code takes one record per game, which costs nothing to pass (a
 tuple of arrays would have every array's reference count touched at every call).
 """
 
@@ -227,8 +235,9 @@ def _open_hand(game: np.record, p: Params) -> None:
                 break
             seat = (seat + 1) % n
     _give_up(game, setter, set_tile)
-    _lay(game, set_tile)
-    game.unfilled_value[0] = d if set_tile == _SPINNER_DOUBLE else TILE_LOW[set_tile]  # S3.4
+    arm_value = d if set_tile == _SPINNER_DOUBLE else TILE_LOW[set_tile]  # S3.4
+    _lay(game, set_tile, setter, NO_END, arm_value)
+    game.unfilled_value[0] = arm_value
     game.unfilled_arms[0] = 2
     game.num_unfilled = 1
     game.current = (setter + 1) % n  # S3.5
@@ -250,9 +259,13 @@ def _take(game: np.record, seat: int, tile: int) -> None:
 
 
 @njit(cache=True)
-def _lay(game: np.record, tile: int) -> None:
-    game.layout[game.layout_size] = tile
-    game.layout_size += 1
+def _lay(game: np.record, tile: int, seat: int, end: int, opens: int) -> None:
+    i = game.layout_size
+    game.layout[i] = tile
+    game.layout_seat[i] = seat
+    game.layout_end[i] = end
+    game.layout_opens[i] = opens
+    game.layout_size = i + 1
 
 
 @njit(cache=True)
@@ -369,7 +382,7 @@ def _play(game: np.record, p: Params, action: int) -> bool:
         return False
     tile = ACTION_TILE[action]
     _give_up(game, seat, tile)
-    _lay(game, tile)
+    _lay(game, tile, seat, ACTION_END[action], ACTION_OPENS[action])
     count = game.num_unfilled
     if count > 0:  # S5.1, S5.3: the oldest unfilled double takes the placement
         game.unfilled_arms[0] -= 1

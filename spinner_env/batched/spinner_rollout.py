@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from spinner_env.batched.rollout import BatchedRollouts, CompiledRules, load_hands
+from spinner_env.batched.rollout import BatchedRollouts, CompiledRules, load_hands, match_fields
 from spinner_env.batched.spinner import (
+    NO_END,
     BatchedSpinner,
     Params,
     _finish_hand,
@@ -26,7 +27,7 @@ from spinner_env.batched.spinner import (
     _play,
 )
 from spinner_env.batched.spinner_opponents import compiled_action
-from spinner_env.spinner import SpinnerRules, SpinnerState
+from spinner_env.spinner import ALL_TILES, Placed, SpinnerRules, SpinnerState, UnfilledDouble
 
 
 def load_state(game: np.void, state: SpinnerState) -> None:
@@ -34,8 +35,12 @@ def load_state(game: np.void, state: SpinnerState) -> None:
     then the layout, open ends, unfilled doubles, dealer and passes in a row): the
     engine goes on from there exactly as ``state`` would."""
     load_hands(game, state)
-    game["layout"][: len(state.layout)] = [placed.tile.index for placed in state.layout]
-    game["layout_size"] = len(state.layout)
+    placed = len(state.layout)
+    game["layout"][:placed] = [p.tile.index for p in state.layout]
+    game["layout_seat"][:placed] = [p.seat for p in state.layout]
+    game["layout_end"][:placed] = [NO_END if p.end is None else p.end for p in state.layout]
+    game["layout_opens"][:placed] = [p.opens for p in state.layout]
+    game["layout_size"] = placed
     game["free_ends"][:] = state.free_ends
     game["num_unfilled"] = len(state.unfilled)
     for i, double in enumerate(state.unfilled):
@@ -43,6 +48,49 @@ def load_state(game: np.void, state: SpinnerState) -> None:
         game["unfilled_arms"][i] = double.arms_left
     game["dealer"] = state.dealer
     game["passes_in_row"] = state.passes_in_row
+
+
+def state_of(game: np.void, rules: SpinnerRules, check: bool = True) -> SpinnerState:
+    """The reference state of the hand in play in the record ``game`` under ``rules``
+    (:func:`load_state`'s inverse; :func:`~spinner_env.batched.rollout.match_fields` says
+    what differs: the hands' order and the earlier hands' results). With ``check``,
+    ValueError (from ``validate``, most of the cost) if the record is not a hand in play
+    of these rules."""
+    size = int(game["layout_size"])
+    layout = [
+        Placed(int(seat), ALL_TILES[tile], None if end == NO_END else int(end), int(opens))
+        for tile, seat, end, opens in zip(
+            game["layout"][:size],
+            game["layout_seat"][:size],
+            game["layout_end"][:size],
+            game["layout_opens"][:size],
+            strict=True,
+        )
+    ]
+    # Doubles are filled oldest first (S5.2), so the unfilled ones are the last placed.
+    count = int(game["num_unfilled"])
+    doubles = [p.tile for p in layout if p.tile.is_double]
+    unfilled = [
+        UnfilledDouble(tile, int(value), int(arms))
+        for tile, value, arms in zip(
+            doubles[len(doubles) - count :],
+            game["unfilled_value"][:count],
+            game["unfilled_arms"][:count],
+            strict=True,
+        )
+    ]
+    state = SpinnerState(
+        **match_fields(game, rules.num_players, ALL_TILES),
+        passes_in_row=int(game["passes_in_row"]),
+        rules=rules,
+        dealer=int(game["dealer"]),
+        layout=layout,
+        free_ends=[int(count) for count in game["free_ends"]],
+        unfilled=unfilled,
+    )
+    if check:
+        state.validate()
+    return state
 
 
 class SpinnerRollouts(BatchedRollouts):
@@ -57,4 +105,4 @@ class SpinnerRollouts(BatchedRollouts):
     load_state = staticmethod(load_state)
 
 
-__all__ = ["SpinnerRollouts", "load_state"]
+__all__ = ["SpinnerRollouts", "load_state", "state_of"]

@@ -41,7 +41,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
-from spinner_env.batched import mexican_train_opponents
+from spinner_env.batched import mexican_train_opponents, mexican_train_rollout, spinner_rollout
 from spinner_env.batched.core import BatchedEngine, sample_legal
 from spinner_env.batched.mexican_train import BatchedMexicanTrain
 from spinner_env.batched.spinner import BatchedSpinner
@@ -54,8 +54,9 @@ from spinner_env.batched.spinner_opponents import (
     OPPONENT_RANDOM,
     advance_to_learner,
 )
-from spinner_env.mexican_train import MexicanTrainRules
-from spinner_env.spinner import SpinnerRules
+from spinner_env.match import MatchState
+from spinner_env.mexican_train import MexicanTrainRules, MexicanTrainState
+from spinner_env.spinner import SpinnerRules, SpinnerState
 
 
 class BatchedPolicy(Protocol):
@@ -150,6 +151,53 @@ class MaskablePPOPolicy:
 Rules = SpinnerRules | MexicanTrainRules
 
 
+class AgentPolicy:
+    """An agent of ``agents/`` that no compiled or numpy policy plays as (a search player,
+    the Mexican Train expert, an agent of your own), playing in batched games: for each
+    game waiting on it, the reference state is read back from the game's record
+    (``state_of`` of :mod:`~spinner_env.batched.spinner_rollout` or
+    :mod:`~spinner_env.batched.mexican_train_rollout`) and the agent is asked as the AEC
+    environment asks it (observation, action mask, engine view). It decides one game at a
+    time at the agent's own speed, while the engine and the compiled opponents keep
+    theirs. A :class:`LearnerBatch` asks it through :meth:`LearnerBatch.actions_of`, which
+    hands it the records (:meth:`act_games`)."""
+
+    def __init__(self, agent: Any, rules: Rules) -> None:
+        game = batched_game(rules)
+        plays = getattr(agent, "plays", ())
+        if plays and game.state_class not in plays:
+            raise ValueError(
+                f"{agent!r} plays {', '.join(c.__name__ for c in plays)} only, "
+                f"not {game.state_class.__name__}"
+            )
+        made_for = getattr(agent, "num_actions", None)
+        if made_for not in (None, game.engine_class.num_actions):
+            raise ValueError(
+                f"{agent!r} is made for a game of {made_for} actions, not "
+                f"{game.engine_class.num_actions} ({game.state_class.__name__})"
+            )
+        self.agent = agent
+        self.rules = rules
+        self.name = getattr(agent, "name", "agent")
+        self._state_of = game.state_of
+        self._encoding = game.engine_class.encoding
+
+    def seed(self, seed: int) -> None:
+        self.agent.seed(seed)
+
+    def act_games(self, games: np.ndarray, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The agent's action in each of ``games`` (records), for its seat to act, whose
+        observations and masks are ``obs`` and ``mask``."""
+        from spinner_env.agents.base import GameView
+
+        actions = np.zeros(len(games), np.int64)
+        for i, record in enumerate(games):
+            # The records are the engine's own, held to the reference engine by the tests.
+            state = self._state_of(record, self.rules, False)
+            actions[i] = self.agent.act(obs[i], mask[i], GameView(state, self._encoding))
+        return actions
+
+
 def _spinner_heuristic(name: str, opponent: Any, rules: Any) -> BatchedPolicy | None:
     # The default weights are defined once, by the agents; the engine modules stay free
     # of agents (this adapter imports them only to read the weights).
@@ -201,6 +249,9 @@ class BatchedGame:
     if it is not one."""
     heuristic_class: type
     num_weights: int
+    state_class: type[MatchState]
+    state_of: Callable[..., MatchState]
+    """``state_of(record, rules, check)``: the reference state of a record's hand in play."""
 
 
 SPINNER = BatchedGame(
@@ -210,6 +261,8 @@ SPINNER = BatchedGame(
     _spinner_heuristic,
     HeuristicPolicy,
     NUM_WEIGHTS,
+    SpinnerState,
+    spinner_rollout.state_of,
 )
 MEXICAN_TRAIN = BatchedGame(
     BatchedMexicanTrain,
@@ -218,6 +271,8 @@ MEXICAN_TRAIN = BatchedGame(
     _mexican_train_heuristic,
     MexicanTrainHeuristicPolicy,
     mexican_train_opponents.NUM_WEIGHTS,
+    MexicanTrainState,
+    mexican_train_rollout.state_of,
 )
 
 
@@ -238,13 +293,19 @@ def as_batched(opponent: Any, rules: Rules | None = None) -> BatchedPolicy:
 
     Accepts a batched policy (``PolicyAgent`` is one), ``"random"`` / ``"greedy"`` /
     ``"heuristic"`` / ``"expert"`` (default weights), anything with a MaskablePPO
-    ``policy`` (a model), or an agent of ``agents/``: ``RandomAgent``, ``GreedyAgent``,
-    ``HeuristicAgent`` and ``ExpertAgent`` (their weights; the expert in Spinner only) and,
-    in Mexican Train, ``MexicanTrainHeuristicAgent``, told apart by their ``name`` and weights.
+    ``policy`` (a model), or an agent of ``agents/``. ``RandomAgent``, ``GreedyAgent``,
+    ``HeuristicAgent`` and ``ExpertAgent`` (their weights; the expert in Spinner) and, in
+    Mexican Train, ``MexicanTrainHeuristicAgent``, told apart by their ``name`` and
+    weights, play compiled; any other agent (the search players, the Mexican Train expert)
+    plays as itself through the reference state (:class:`AgentPolicy`), unless it is made
+    for another game (ValueError).
     """
+    from spinner_env.agents.base import Agent
+
     game = batched_game(rules)
     if callable(getattr(opponent, "act_batch", None)):
         return opponent
+    rules = SpinnerRules() if rules is None else rules
     if isinstance(opponent, str):  # a baseline by name, with its default settings
         name, opponent = opponent, None
     elif hasattr(opponent, "policy"):
@@ -261,9 +322,15 @@ def as_batched(opponent: Any, rules: Rules | None = None) -> BatchedPolicy:
     heuristic = game.heuristic(name, opponent, rules) if name in HEURISTIC_NAMES else None
     if heuristic is not None:
         return heuristic
+    if opponent is None and name == "expert":  # Mexican Train's has no compiled twin
+        from spinner_env.agents.expert import ExpertAgent
+
+        opponent = ExpertAgent()
+    if isinstance(opponent, Agent):
+        return AgentPolicy(opponent, rules)
     raise ValueError(
-        f"{opponent!r} cannot play in the batched env: no batched policy plays as it "
-        "(use the AEC-based spinner_env.wrappers.SingleAgentEnv)"
+        f"{opponent!r} cannot play in the batched env: it is neither a batched policy, "
+        "a baseline's name, a MaskablePPO model nor an agent of spinner_env.agents"
     )
 
 
@@ -426,10 +493,20 @@ class LearnerBatch:
             actions = np.zeros(self.num_envs, np.int64)
             for k in np.unique(policy_of[external]):
                 rows = np.flatnonzero(external & (policy_of == k))
-                actions[rows] = self._policies[k].act_batch(
-                    engine.out.obs[rows], engine.out.mask[rows]
-                )
+                actions[rows] = self.actions_of(self._policies[k], rows)
             self._play(actions, external)
+
+    def actions_of(
+        self, policy: BatchedPolicy | AgentPolicy, rows: np.ndarray | None = None
+    ) -> np.ndarray:
+        """What ``policy`` plays for the seat to act in games ``rows`` (None: every game):
+        a batched policy reads their observations and masks, an :class:`AgentPolicy` the
+        game records too. The learner's actions, where the learner is such a policy."""
+        rows = np.arange(self.num_envs) if rows is None else rows
+        out = self.engine.out
+        if isinstance(policy, AgentPolicy):
+            return policy.act_games(self.engine.games[rows], out.obs[rows], out.mask[rows])
+        return np.asarray(policy.act_batch(out.obs[rows], out.mask[rows]), np.int64)
 
     def _deal_opponents(self, games: np.ndarray) -> None:
         if self._sampler is None or not games.size:
@@ -538,6 +615,7 @@ class MexicanTrainVectorEnv(BatchedVectorEnv):
 
 __all__ = [
     "HEURISTIC_NAMES",
+    "AgentPolicy",
     "BatchedGame",
     "BatchedPolicy",
     "BatchedVectorEnv",
