@@ -28,6 +28,7 @@ BENCH = Path(__file__).resolve().parent.parent / "bench"
         ("where_points_go", "--smoke", "spinner tile played when a plain one fit"),
         ("bench_expert", "--smoke", "expert / heuristic"),
         ("clone_capacity", "--smoke", "held-out agreement"),
+        ("bench_agent_policy", "--smoke", "every opponent seat expert"),
     ],
 )
 def test_each_benchmark_runs_in_smoke_mode(script, smoke, printed, monkeypatch, capsys):

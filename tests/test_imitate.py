@@ -133,9 +133,9 @@ def test_a_bad_pretrain_section_is_refused_naming_the_key(changes, message):
         mexican_train_config(**{"pretrain": {}, **changes})
 
 
-def test_a_search_teacher_plays_on_the_reference_engine_and_replays_from_its_seed():
-    # No batched policy plays as a search player (it reads the engine): its games are
-    # played one at a time on the reference engine, at an iteration budget reproducibly.
+def test_a_search_teacher_plays_in_the_batched_games_and_replays_from_its_seed():
+    # A search player reads the engine: it plays each batched game's reference state, read
+    # back from the record (AgentPolicy), at an iteration budget reproducibly.
     config = mexican_train_config(n_envs=4)
     teacher = "pimc:iterations=2,rollout=random"
     demos = collect(config, "heuristic", teacher, samples=30, seed=3)

@@ -113,6 +113,30 @@ def test_win_rate_counts_each_games_first_episode():
     )
 
 
+def test_a_search_player_plays_win_rates_from_either_side_and_replays_from_the_seed():
+    """A search player reads the engine: in the batched games it plays through the
+    reference state read back from each record (``AgentPolicy``), as player or opponent."""
+    config = TrainConfig.from_dict(tiny_league())
+    search = make_agent("pimc:determinizations=2", seed=0)
+    assert win_rate(search, "random", config, 16, seed=1) > 0.6
+    assert win_rate("random", search, config, 16, seed=1) < 0.4
+    assert win_rate(search, "random", config, 16, seed=1) == win_rate(
+        search, "random", config, 16, seed=1
+    )
+
+
+def test_a_search_player_is_a_league_style_and_the_seed_replays_the_league(tmp_path):
+    config = tiny_league()
+    style = "ismcts:iterations=4,rollout=random"
+    config["opponents"]["baselines"] = {"heuristic": 1, style: 2}
+    runs = [train_league(config, tmp_path / str(i), progress_bar=False) for i in range(2)]
+    history = [json.loads((path.parent / "league.json").read_text()) for path in runs]
+    assert history[0] == history[1]
+    assert all(style in generation["win_rates"] for generation in history[0])
+    a, b = (load_file(path) for path in runs)
+    assert all(torch.equal(a[k], b[k]) for k in a)
+
+
 def test_an_exploiter_that_beats_the_main_agent_is_reset(tmp_path):
     train_league(tiny_league(exploiter_reset=0.0), tmp_path, progress_bar=False)
     history = json.loads((tmp_path / "league.json").read_text())

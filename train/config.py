@@ -127,7 +127,7 @@ class EvalConfig:
 @dataclass(frozen=True)
 class PretrainConfig:
     """``pretrain``: behaviour cloning before PPO (:mod:`spinner_env.train.imitate`): the
-    teacher ``imitate`` (any agent spec; a search player plays on the reference engine)
+    teacher ``imitate`` (any agent spec; a search player reads each game's reference state)
     plays ``samples`` learner decisions against the opponent pool; the policy (fresh, or
     ``init_from``'s) is fitted to its actions (and its critic to the returns) for
     ``epochs`` passes in batches of ``batch_size`` at ``learning_rate``."""
@@ -160,7 +160,10 @@ class LeagueConfig:
     over ``win_rate_episodes`` episodes every generation. An exploiter that beats the
     main agent in ``exploiter_reset`` of its episodes or more is reset; an exploiter
     starts (and restarts) from fresh weights, or from the main agent's current weights
-    (``exploiter_start: main``, as AlphaStar's restart from the supervised agent).
+    (``exploiter_start: main``, as AlphaStar's restart from the supervised agent). At the
+    end every member plays every other over ``matrix_episodes`` episodes (default
+    ``win_rate_episodes``) for the win-rate matrix; a pair with a search player costs its
+    search, so a league with search styles may want fewer.
     """
 
     generations: int = 4
@@ -173,6 +176,7 @@ class LeagueConfig:
     heuristic_variants: int = 4
     weight_jitter: float = 0.4
     win_rate_episodes: int = 256
+    matrix_episodes: int | None = None
 
     def __post_init__(self) -> None:
         _at_least("league.generations", self.generations, 1)
@@ -180,6 +184,8 @@ class LeagueConfig:
         _at_least("league.exploiter_steps", self.exploiter_steps, 1)
         _at_least("league.heuristic_variants", self.heuristic_variants, 0)
         _at_least("league.win_rate_episodes", self.win_rate_episodes, 1)
+        if self.matrix_episodes is not None:
+            _at_least("league.matrix_episodes", self.matrix_episodes, 1)
         for key in ("exploiter_reset", "self_play"):
             if not 0 <= getattr(self, key) <= 1:
                 raise ValueError(f"league.{key} must be in [0, 1], got {getattr(self, key)}")

@@ -31,9 +31,14 @@ Writes under ``out_dir``: ``config.yaml``, TensorBoard logs (``tb/``: the main a
 training, ``league/win_rate/<member>`` and ``league/pfsp/<member>`` per generation), the
 main agent's policy (``<name>.safetensors``) and model (``final.zip``), ``league.json``
 (every generation's win rates, the exploiters' against the main agent, their resets) and
-``matrix.png`` (every member against every other at the end). Search players are not
-league members: they play through Python at their time budget per move, against
-thousands of steps per second here.
+``matrix.png`` (every member against every other at the end, ``matrix_episodes`` episodes
+a pair).
+
+Styles are any agent ``make_agent`` builds. The search players (``pimc:...``,
+``ismcts:...``) read the engine: in the batched games they play each game's reference
+state, read back from its record (``spinner_env.batched.vector.AgentPolicy``), one game
+at a time at the cost of their search, while every other seat plays compiled or as one
+numpy pass.
 """
 
 from __future__ import annotations
@@ -365,7 +370,11 @@ class LeagueRun:
         main.name = "main"
         players = [("main", main)] + [(m.name, m.agent) for m in self.league.members]
         matrix = win_rate_matrix(
-            [agent for _, agent in players], config, self.settings.win_rate_episodes, config.seed
+            [agent for _, agent in players],
+            config,
+            self.settings.matrix_episodes or self.settings.win_rate_episodes,
+            config.seed,
+            self.progress_bar,
         )
         plot_matrix(matrix, [name for name, _ in players], out / "matrix.png")
         print(f"league trained {self.main.num_timesteps} main steps; saved {policy_path}")
@@ -373,15 +382,18 @@ class LeagueRun:
 
 
 def win_rate_matrix(
-    agents: Sequence[Any], config: TrainConfig, episodes: int, seed: int
+    agents: Sequence[Any],
+    config: TrainConfig,
+    episodes: int,
+    seed: int,
+    progress_bar: bool = False,
 ) -> np.ndarray:
     """``matrix[i, j]``: how often agent i beats agent j seated at every other seat."""
     n = len(agents)
     matrix = np.full((n, n), np.nan)
-    for i in range(n):
-        for j in range(n):
-            if i != j:
-                matrix[i, j] = win_rate(agents[i], agents[j], config, episodes, seed + i * n + j)
+    pairs = [(i, j) for i in range(n) for j in range(n) if i != j]
+    for i, j in tqdm(pairs, desc="win-rate matrix", unit="pair", disable=not progress_bar):
+        matrix[i, j] = win_rate(agents[i], agents[j], config, episodes, seed + i * n + j)
     return matrix
 
 

@@ -6,6 +6,8 @@ Mexican Train: :func:`load_state` copies a
 :class:`~spinner_env.mexican_train.MexicanTrainState` into the compiled engine's
 :data:`~spinner_env.batched.mexican_train.GAME` record, and the compiled loop plays it out
 with the compiled opponents of :mod:`~spinner_env.batched.mexican_train_opponents`.
+:func:`state_of` reads a record back as the reference state (how the Mexican Train expert
+and the search players see a batched game, ``spinner_env.batched.vector.AgentPolicy``).
 
 The engines agree decision by decision and the compiled greedy and heuristic decide as
 ``GreedyAgent`` and ``MexicanTrainHeuristicAgent`` do

@@ -19,7 +19,9 @@ the functions as arguments would do the same, but numba does not cache a functio
 takes functions, and compiling it costs seconds.
 
 The games' rollouts: :class:`spinner_env.batched.spinner_rollout.SpinnerRollouts` and
-:class:`spinner_env.batched.mexican_train_rollout.MexicanTrainRollouts`.
+:class:`spinner_env.batched.mexican_train_rollout.MexicanTrainRollouts`. Each game's
+``state_of`` goes the other way, from a record to the reference state it holds
+(:func:`match_fields` reads what :func:`load_hands` writes).
 """
 
 from __future__ import annotations

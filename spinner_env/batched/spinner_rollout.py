@@ -4,6 +4,8 @@
 Spinner: :func:`load_state` copies a :class:`~spinner_env.spinner.SpinnerState` into the
 compiled engine's :data:`~spinner_env.batched.spinner.GAME` record, and the compiled loop
 plays it out with the compiled opponents of :mod:`~spinner_env.batched.spinner_opponents`.
+:func:`state_of` reads a record back as the reference state (a search player's view of a
+batched game, ``spinner_env.batched.vector.AgentPolicy``).
 
 The engines agree decision by decision (``tests/test_batched.py``) and the compiled
 heuristic decides as ``HeuristicAgent`` and ``ExpertAgent`` do
@@ -85,7 +87,7 @@ def state_of(game: np.void, rules: SpinnerRules, check: bool = True) -> SpinnerS
         rules=rules,
         dealer=int(game["dealer"]),
         layout=layout,
-        free_ends=[int(count) for count in game["free_ends"]],
+        free_ends=[int(ends) for ends in game["free_ends"]],
         unfilled=unfilled,
     )
     if check:

@@ -27,7 +27,9 @@ weights), converted by :func:`as_batched`. Random, greedy, heuristic and expert 
 played inside the compiled loop (:mod:`spinner_env.batched.spinner_opponents`). In Mexican
 Train, :class:`MexicanTrainHeuristicPolicy` plays
 ``spinner_env.agents.mexican_train_heuristic.MexicanTrainHeuristicAgent`` (also the Mexican Train
-play of ``HeuristicAgent`` and ``ExpertAgent``).
+play of ``HeuristicAgent``). Any other agent (the search players, the Mexican Train expert)
+plays as itself: :class:`AgentPolicy` reads each game's reference state back from its
+record and asks the agent, one game at a time, at the agent's own speed.
 """
 
 from __future__ import annotations
@@ -279,7 +281,7 @@ MEXICAN_TRAIN = BatchedGame(
 HEURISTIC_NAMES = ("heuristic", "expert")
 """The agents a game's compiled heuristic may play: both in Spinner; in Mexican Train only
 the heuristic (the Mexican Train expert, ``spinner_env.agents.mexican_train_expert``, has
-no compiled twin, so ``as_batched`` refuses it there)."""
+no compiled twin, so ``as_batched`` plays it there as itself, through :class:`AgentPolicy`)."""
 
 
 def batched_game(rules: Rules | None) -> BatchedGame:
