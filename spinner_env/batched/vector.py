@@ -289,7 +289,7 @@ def batched_game(rules: Rules | None) -> BatchedGame:
     return MEXICAN_TRAIN if isinstance(rules, MexicanTrainRules) else SPINNER
 
 
-def as_batched(opponent: Any, rules: Rules | None = None) -> BatchedPolicy:
+def as_batched(opponent: Any, rules: Rules | None = None) -> BatchedPolicy | AgentPolicy:
     """A batched policy that plays as ``opponent`` does in the game of ``rules`` (None:
     Spinner's defaults).
 
@@ -376,7 +376,7 @@ class LearnerBatch:
         self.num_envs = num_envs
         self.num_players = self.engine.rules.num_players
         self.skip_forced = skip_forced
-        self._policies: list[BatchedPolicy] = []
+        self._policies: list[BatchedPolicy | AgentPolicy] = []
         self._kinds = np.zeros(0, np.int64)  # OPPONENT_* of each policy
         self.heuristic_weights = np.zeros((0, self.game.num_weights), np.float64)
         # id(opponent) -> (policy index, opponent): holding the opponent keeps its id unique.
@@ -528,7 +528,7 @@ class LearnerBatch:
             self._add_policy(as_batched(opponent, self.rules))
         return self._policy_index[key][0]
 
-    def _add_policy(self, policy: BatchedPolicy) -> None:
+    def _add_policy(self, policy: BatchedPolicy | AgentPolicy) -> None:
         self._policies.append(policy)
         self._seed_policy(policy)
         kind = OPPONENT_EXTERNAL
@@ -552,7 +552,7 @@ class LearnerBatch:
             self.rules, "double_blank_50", False
         )
 
-    def _seed_policy(self, policy: BatchedPolicy) -> None:
+    def _seed_policy(self, policy: BatchedPolicy | AgentPolicy) -> None:
         """Policies with randomness of their own (a sampling ``PolicyAgent``) draw it from
         the batch's generator, so that a seed replays the games (as ``SingleAgentEnv``
         reseeds its opponents)."""
