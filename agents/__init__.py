@@ -61,6 +61,8 @@ def make_agent(spec: str, seed: int | None = None, encoding: Encoding | None = N
     if name in SEARCH_AGENTS:
         return make_search_agent(name, parse_options(name, options), seed)
     path = committed_policy(spec) or Path(spec)
+    if not path.is_file() and _names_a_file(path):
+        raise ValueError(f"no such policy file {spec!r}")
     if not path.is_file():
         raise ValueError(
             f"unknown agent {spec!r}: not one of {', '.join(BASELINES)}, 'checkpoint', "
@@ -70,6 +72,11 @@ def make_agent(spec: str, seed: int | None = None, encoding: Encoding | None = N
     from spinner_env.agents.policy import PolicyAgent  # torch is only needed for trained agents
 
     return PolicyAgent.load(path, encoding, seed=seed)
+
+
+def _names_a_file(path: Path) -> bool:
+    """Whether a spec that names no agent was meant as a file: a folder or a policy suffix."""
+    return len(path.parts) > 1 or path.suffix in (".safetensors", ".zip", ".pt")
 
 
 def parse_options(name: str, text: str) -> dict[str, str]:

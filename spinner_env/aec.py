@@ -8,6 +8,7 @@ observations of ``observation`` and ``action_mask``, rewards, episodes, renderin
 
 from __future__ import annotations
 
+import inspect
 import warnings
 from abc import ABC, abstractmethod
 from array import array
@@ -555,5 +556,16 @@ def make_wrapped(raw_env_class: Callable[..., DominoAECEnv]) -> Callable[..., AE
     def env(**kwargs: Any) -> AECEnv:
         return ClassicWrapper(raw_env_class(**kwargs))
 
-    env.__doc__ = f"{raw_env_class.__name__} wrapped as PettingZoo's classic envs are."
+    # help() and IDEs show the raw env's arguments, not **kwargs (its **unknown only
+    # collects misspelt names to refuse them).
+    signature = inspect.signature(raw_env_class)
+    env.__signature__ = signature.replace(  # type: ignore[attr-defined]
+        parameters=[p for p in signature.parameters.values() if p.kind is not p.VAR_KEYWORD],
+        return_annotation=AECEnv,
+    )
+    raw_doc = inspect.getdoc(raw_env_class) or ""
+    arguments = raw_doc[raw_doc.find("Args:") :] if "Args:" in raw_doc else ""
+    env.__doc__ = (
+        f"{raw_env_class.__name__} wrapped as PettingZoo's classic envs are.\n\n{arguments}"
+    ).strip()
     return env

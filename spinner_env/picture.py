@@ -33,6 +33,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from spinner_env.match import MatchState
 from spinner_env.mexican_train import MEXICAN, MexicanTrainState, train_name
+from spinner_env.render import counted
 from spinner_env.spinner import S, SpinnerState, SpinnerTile
 
 WIDTH, HEIGHT = 1024, 768
@@ -354,7 +355,8 @@ def _hand(scene: Scene, state: MatchState, viewer: int | None, spinner: bool) ->
         scene.add(Text(MAIN_X, HAND_TOP + 14, "No hand shown", 15, MUTED))
         return
     hand = state.hands[viewer]
-    scene.add(Text(MAIN_X, HAND_TOP + 10, f"player_{viewer}'s hand ({len(hand)} tiles)", 16, MUTED))
+    title = f"player_{viewer}'s hand ({counted(len(hand), 'tile')})"
+    scene.add(Text(MAIN_X, HAND_TOP + 10, title, 16, MUTED))
     box_h = HEIGHT - HAND_TOP - 36
     side = fitting_side(
         len(hand), MAIN_W, box_h, (30, 24, 18, 14, 11), lambda s: (2 * s, s, s * 0.35)
@@ -391,7 +393,8 @@ def _spinner_board(scene: Scene, state: SpinnerState) -> None:
     if state.unfilled:
         oldest = state.unfilled[0]
         note = (
-            f"fill the {oldest.tile} first: {oldest.arms_left} arm(s) of {sym(oldest.value)} left"
+            f"fill the {oldest.tile} first: {counted(oldest.arms_left, 'arm')} of "
+            f"{sym(oldest.value)} left"
         )
         scene.add(Text(MAIN_X + MAIN_W, top + 10, note, 14, WAITING, "r"))
 

@@ -9,6 +9,11 @@ from spinner_env.mexican_train import MexicanTrainState, train_name
 from spinner_env.spinner import SpinnerState, SpinnerTile
 
 
+def counted(number: int, noun: str) -> str:
+    """``number`` and ``noun``, plural but for one: ``1 tile``, ``3 tiles``."""
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+
+
 def _tiles(tiles: list) -> str:
     return " ".join(str(t) for t in tiles) or "-"
 
@@ -32,10 +37,13 @@ def render_spinner(state: SpinnerState, viewer: int | None = None) -> str:
     ends = [f"{sym(v)} x{c}" for v, c in enumerate(state.free_ends) if c]
     lines.append("Open ends: " + (", ".join(ends) or "-"))
     if state.unfilled:
-        waits = [f"{u.tile} ({u.arms_left} arms of {sym(u.value)} to fill)" for u in state.unfilled]
+        waits = [
+            f"{u.tile} ({counted(u.arms_left, 'arm')} of {sym(u.value)} to fill)"
+            for u in state.unfilled
+        ]
         lines.append("Unfilled doubles, oldest first: " + ", ".join(waits))
         lines.append(f"  so only {sym(state.unfilled[0].value)} arms are playable")
-    lines.append(f"Boneyard: {len(state.boneyard)} tiles")
+    lines.append(f"Boneyard: {counted(len(state.boneyard), 'tile')}")
     lines += _seat_lines(state, sym)
     if viewer is not None:
         lines.append(f"player_{viewer}'s hand: {_tiles(state.hands[viewer])}")
@@ -62,7 +70,7 @@ def render_mexican_train(state: MexicanTrainState, viewer: int | None = None) ->
         lines.append(f"Unsatisfied doubles, oldest first, on: {waits}")
     if state.extra_placement and not state.hand_over:
         lines.append(f"player_{state.current} takes the extra placement of a double")
-    lines.append(f"Boneyard: {len(state.boneyard)} tiles")
+    lines.append(f"Boneyard: {counted(len(state.boneyard), 'tile')}")
     lines += _seat_lines(state, str)
     if viewer is not None:
         lines.append(f"player_{viewer}'s hand: {_tiles(state.hands[viewer])}")
@@ -80,9 +88,8 @@ def _seat_lines(state: MatchState, symbol: Callable[[int], str]) -> list[str]:
         if state.voids[seat]:
             marks.append("shown void in " + " ".join(symbol(v) for v in sorted(state.voids[seat])))
         extra = f"  ({'; '.join(marks)})" if marks else ""
-        lines.append(
-            f"  player_{seat}: {len(state.hands[seat])} tiles, total {state.totals[seat]}{extra}"
-        )
+        hand = counted(len(state.hands[seat]), "tile")
+        lines.append(f"  player_{seat}: {hand}, total {state.totals[seat]}{extra}")
     return lines
 
 

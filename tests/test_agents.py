@@ -150,6 +150,9 @@ def test_make_agent_names_baselines_and_rejects_unknown_specs(tmp_path):
     assert make_agent("heuristic").name == "heuristic"
     with pytest.raises(ValueError, match="unknown agent"):
         make_agent("grandmaster")
+    for missing in (tmp_path / "gone.safetensors", "runs/none/final.zip", "policy.safetensors"):
+        with pytest.raises(ValueError, match=f"^no such policy file '{missing}'$"):
+            make_agent(str(missing))
     path = tmp_path / "tiny.safetensors"
     save_policy(untrained_policy_agent().policy, path, spinner_v0.ENCODING)
     loaded = make_agent(str(path))

@@ -18,5 +18,35 @@
 - :mod:`~spinner_env.batched.numba_cache`: keeps numba's on-disk cache in step with its sources.
 
 Importing this package loads nothing; each module imports numba when it is imported, so
-users of the environments alone never load it.
+users of the environments alone never load it. The names below are exported lazily:
+``from spinner_env.batched import SpinnerVectorEnv`` imports its module (and numba) then.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "BatchedMexicanTrain": "spinner_env.batched.mexican_train",
+    "BatchedRollouts": "spinner_env.batched.rollout",
+    "BatchedSpinner": "spinner_env.batched.spinner",
+    "BatchedVectorEnv": "spinner_env.batched.vector",
+    "LearnerBatch": "spinner_env.batched.vector",
+    "MexicanTrainVectorEnv": "spinner_env.batched.vector",
+    "SpinnerVectorEnv": "spinner_env.batched.vector",
+    "as_batched": "spinner_env.batched.vector",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(_EXPORTS[name]), name)
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])
+
+
+__all__ = sorted(_EXPORTS)
