@@ -257,6 +257,9 @@ def test_illegal_action_raises_and_changes_nothing(rules: Rules) -> None:
         engine.step(actions)
     with pytest.raises(ValueError, match="actions must have shape"):
         engine.step(actions[:2])
+    for beyond in (2**64, -(2**64), None):  # no int64: a ValueError too, not OverflowError
+        with pytest.raises(ValueError, match="actions must be action ids"):
+            engine.step([*actions[:2].tolist(), beyond])
     with pytest.raises(ValueError, match="active must have shape"):
         engine.step(sample_legal(step.mask, np.zeros(3)), np.ones(2, bool))
     for name in engine.game_dtype.names:

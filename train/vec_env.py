@@ -23,6 +23,7 @@ from spinner_env.agents.features import ObservationFeatures
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvWrapper
 
 from spinner_env.aec import check_choice
+from spinner_env.batched.core import action_ids
 from spinner_env.batched.vector import LearnerBatch, Rules
 from spinner_env.mexican_train import MexicanTrainRules
 from spinner_env.spinner import SpinnerRules
@@ -60,7 +61,7 @@ class BatchedVecEnv(VecEnv):
         return [None if seed is None else seed + b for b in range(self.num_envs)]
 
     def step_async(self, actions: np.ndarray) -> None:
-        self._actions = np.asarray(actions, np.int64)
+        self._actions = action_ids(actions)
 
     def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict]]:
         batch = self.batch

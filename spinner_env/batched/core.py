@@ -180,6 +180,15 @@ def sample_legal(mask: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
 
 
 # ------------------------------------------------------------------ the Python API
+def action_ids(actions: Any) -> np.ndarray:
+    """``actions`` as int64 action ids; ValueError for values no id can be (a number past
+    int64, None), as for any other bad action."""
+    try:
+        return np.asarray(actions, np.int64)
+    except (OverflowError, TypeError) as error:
+        raise ValueError(f"actions must be action ids (integers), got {actions!r}") from error
+
+
 def engine_params(
     params_class: Any, rules: Any, reward: str, episode: str, learner_seat: int | None
 ) -> Any:
@@ -278,7 +287,7 @@ class BatchedEngine:
 
         Illegal actions raise ValueError before any game changes.
         """
-        actions = np.asarray(actions, np.int64)
+        actions = action_ids(actions)
         if actions.shape != (self.num_games,):
             raise ValueError(f"actions must have shape ({self.num_games},), got {actions.shape}")
         active = self._all if active is None else np.asarray(active, np.bool_)
@@ -311,6 +320,7 @@ __all__ = [
     "LEARNER_DRAW",
     "BatchStep",
     "BatchedEngine",
+    "action_ids",
     "engine_params",
     "next_uniform",
     "sample_legal",

@@ -44,7 +44,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
 from spinner_env.batched import mexican_train_opponents, mexican_train_rollout, spinner_rollout
-from spinner_env.batched.core import BatchedEngine, sample_legal
+from spinner_env.batched.core import BatchedEngine, action_ids, sample_legal
 from spinner_env.batched.mexican_train import BatchedMexicanTrain
 from spinner_env.batched.spinner import BatchedSpinner
 from spinner_env.batched.spinner_heuristic import NUM_WEIGHTS, heuristic_actions_from_obs
@@ -440,7 +440,7 @@ class LearnerBatch:
         """The learner's action in every game, then the others' until its next decision."""
         self.rewards[:] = 0.0
         self.dones[:] = False
-        self._play(np.asarray(actions, np.int64), None)
+        self._play(action_ids(actions), None)
         self._advance()
 
     def _play(self, actions: np.ndarray, active: np.ndarray | None) -> None:
