@@ -12,6 +12,7 @@ Agents never change the view.
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -39,6 +40,74 @@ class GameView:
 
     game: MatchState
     encoding: Encoding
+
+
+VIEW_KINDS = ("policy", "search", "scores")
+"""What an :class:`AgentView` holds: a policy's probabilities (and value, if it has a value
+head), a search's per-move values and visits, or a hand-written player's move scores."""
+
+
+@dataclass(frozen=True)
+class MoveView:
+    """What an agent saw of one legal move; the numbers its kind has, the others None."""
+
+    action: int
+    probability: float | None = None
+    value: float | None = None
+    visits: int | None = None
+    score: float | None = None
+
+
+@dataclass(frozen=True)
+class AgentView:
+    """What an agent saw deciding one move, in its own terms (:data:`VIEW_KINDS`).
+
+    ``moves`` covers legal moves only; ``value`` is the agent's estimate of the position
+    for the seat to act, where it has one.
+    """
+
+    kind: str
+    moves: tuple[MoveView, ...]
+    value: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        moves = [{k: v for k, v in vars(m).items() if v is not None} for m in self.moves]
+        data: dict[str, Any] = {"kind": self.kind, "moves": moves}
+        if self.value is not None:
+            data["value"] = self.value
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Any, legal: Sequence[int]) -> AgentView:
+        """A view written by :meth:`to_dict`, for a position whose legal action ids are
+        ``legal``; ValueError naming what is wrong."""
+        if not isinstance(data, dict) or data.get("kind") not in VIEW_KINDS:
+            raise ValueError(f"a view is a dict whose kind is one of {', '.join(VIEW_KINDS)}")
+        moves = data.get("moves")
+        if not isinstance(moves, list):
+            raise ValueError("a view's moves must be a list")
+        parsed = []
+        for i, move in enumerate(moves):
+            if not isinstance(move, dict) or set(move) - {"action", *_NUMBERS}:
+                raise ValueError(f"moves[{i}] must hold an action and {', '.join(_NUMBERS)}")
+            action = move.get("action")
+            if not isinstance(action, int) or isinstance(action, bool) or action not in legal:
+                raise ValueError(f"moves[{i}]: action {action!r} is not a legal move there")
+            for key in _NUMBERS:
+                if key in move and not _finite(move[key]):
+                    raise ValueError(f"moves[{i}].{key} must be a finite number")
+            parsed.append(MoveView(**move))
+        value = data.get("value")
+        if value is not None and not _finite(value):
+            raise ValueError("a view's value must be a finite number")
+        return cls(data["kind"], tuple(parsed), value)
+
+
+_NUMBERS = ("probability", "value", "visits", "score")
+
+
+def _finite(x: object) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
 
 class Agent(ABC):
@@ -73,21 +142,46 @@ class Agent(ABC):
     ) -> int:
         """A legal action id (``action_mask[id] == 1``) for the seat to act; ValueError for a
         mask that is not one entry per action of the game (the agent's or the view's)."""
+        legal = self._legal(action_mask, view)
+        if legal.size == 1:
+            return int(legal[0])
+        return self.choose(observation, legal, view)
+
+    def act_explained(
+        self,
+        observation: np.ndarray | None,
+        action_mask: np.ndarray,
+        view: EngineView | None = None,
+    ) -> tuple[int, AgentView | None]:
+        """:meth:`act`'s action, with what the agent saw choosing it (None for a forced
+        move or an agent that shows nothing). Recording a match through it plays the same
+        moves as :meth:`act` would."""
+        legal = self._legal(action_mask, view)
+        if legal.size == 1:
+            return int(legal[0]), None
+        return self.choose_explained(observation, legal, view)
+
+    def _legal(self, action_mask: np.ndarray, view: EngineView | None) -> np.ndarray:
         mask = np.asarray(action_mask)
         for expected in (self.num_actions, None if view is None else view.encoding.num_actions):
             if mask.ndim != 1 or (expected is not None and mask.shape[0] != expected):
                 wanted = "one entry per action" if expected is None else f"{expected} entries"
                 raise ValueError(f"the action mask must be {wanted}, got shape {mask.shape}")
-        legal = legal_actions(mask)
-        if legal.size == 1:
-            return int(legal[0])
-        return self.choose(observation, legal, view)
+        return legal_actions(mask)
 
     @abstractmethod
     def choose(
         self, observation: np.ndarray | None, legal: np.ndarray, view: EngineView | None
     ) -> int:
         """One of ``legal`` (two or more action ids, ascending): the agent's decision."""
+
+    def choose_explained(
+        self, observation: np.ndarray | None, legal: np.ndarray, view: EngineView | None
+    ) -> tuple[int, AgentView | None]:
+        """:meth:`choose`'s decision and what the agent saw making it; agents that can show
+        their probabilities, values or scores override it (choosing as :meth:`choose` does,
+        from the same randomness)."""
+        return self.choose(observation, legal, view), None
 
     def _view(self, view: EngineView | None) -> EngineView:
         if view is None:
@@ -102,13 +196,25 @@ def choose_move(agent: Agent, state: MatchState, encoding: Encoding) -> Any:
     """The move ``agent`` chooses for the seat to act in ``state``, asked as the
     environment asks it (observation, mask, engine view); ValueError if it picks an
     illegal action."""
+    return choose_move_explained(agent, state, encoding, explain=False)[0]
+
+
+def choose_move_explained(
+    agent: Agent, state: MatchState, encoding: Encoding, explain: bool = True
+) -> tuple[Any, AgentView | None]:
+    """:func:`choose_move`, with what the agent saw (``explain``: asked through
+    :meth:`Agent.act_explained`, else the view is None)."""
     mask = np.zeros(encoding.num_actions, np.int8)
     mask[[encoding.action_of(m) for m in state.legal_moves()]] = 1
     obs = encoding.observation(state, state.current) if agent.needs_observation else None
-    action = agent.act(obs, mask, GameView(state, encoding))
+    view = GameView(state, encoding)
+    if explain:
+        action, seen = agent.act_explained(obs, mask, view)
+    else:
+        action, seen = agent.act(obs, mask, view), None
     if not 0 <= action < len(mask) or not mask[action]:
         raise ValueError(f"{agent!r} chose the illegal action {action}")
-    return encoding.move_of(action)
+    return encoding.move_of(action), seen
 
 
 def legal_actions(action_mask: np.ndarray) -> np.ndarray:
