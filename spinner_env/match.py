@@ -136,8 +136,26 @@ class MatchState(ABC):
         """What a turn that ends without a placement leaves behind (a marker, say)."""
 
     @abstractmethod
-    def _open_hand(self) -> None:
-        """Deal the hand ``hand_number`` from ``seed`` and play its forced opening."""
+    def hand_tiles(self) -> tuple[Tile, ...]:
+        """The tiles hand ``hand_number`` deals (all the set's, less any hub tile)."""
+
+    @abstractmethod
+    def _open_hand(self, order: Sequence[Tile] | None = None) -> None:
+        """Deal the hand ``hand_number`` (:meth:`_deal_order`) and play its forced opening."""
+
+    def _deal_order(self, order: Sequence[Tile] | None) -> list[Tile]:
+        """The hand's tiles as dealt: each seat's hand in turn, then the boneyard top first.
+
+        The seed's shuffle, or ``order`` where a caller deals explicitly (OpenSpiel's chance
+        nodes, :mod:`spinner_env.openspiel`); ValueError unless ``order`` holds every tile
+        of :meth:`hand_tiles` once.
+        """
+        tiles = self.hand_tiles()
+        if order is None:
+            return shuffled(tiles, self.seed, self.hand_number)
+        order = list(order)
+        self.check_tiles_once([order], set(tiles))
+        return order
 
     @classmethod
     def _undealt(cls: type[M], seed: int, hand_number: int, totals: list[int], **game: Any) -> M:
@@ -261,14 +279,21 @@ class MatchState(ABC):
             self.totals[seat] += p
         self.results.append(HandResult(self.hand_number, winner, points, went_out is None))
 
-    def start_next_hand(self) -> None:
-        """Deal and open the match's next hand once the current one is over."""
+    def start_next_hand(self, order: Sequence[Tile] | None = None) -> None:
+        """Deal and open the match's next hand once the current one is over, from the seed
+        or in the explicit ``order`` (:meth:`_deal_order`)."""
         if not self.hand_over:
             raise ValueError("the current hand is still in play")
         if self.match_over:
             raise ValueError("the match is over: there is no next hand")
+        if order is not None and not isinstance(order, (list, tuple)):
+            raise ValueError(f"order must be a list of tiles, got {order!r}")
         self.hand_number += 1
-        self._open_hand()
+        try:
+            self._open_hand(order)
+        except ValueError:
+            self.hand_number -= 1
+            raise
 
     def _reset_hand(self, hands: list[list[Tile]], boneyard: list[Tile]) -> None:
         self.hands = hands

@@ -48,7 +48,6 @@ from spinner_env.match import (
     check_int,
     given_totals,
     json_list,
-    shuffled,
 )
 from spinner_env.tiles import Tile, parse_tiles
 
@@ -183,14 +182,19 @@ class MexicanTrainState(MatchState):
     # ------------------------------------------------------------ construction
     @classmethod
     def new(
-        cls, rules: MexicanTrainRules | None = None, seed: int = 0, hand_number: int = 0
+        cls,
+        rules: MexicanTrainRules | None = None,
+        seed: int = 0,
+        hand_number: int = 0,
+        order: Sequence[Tile] | None = None,
     ) -> MexicanTrainState:
-        """A match whose every round is dealt from ``seed`` (M2.4), from round ``hand_number``."""
+        """A match whose every round is dealt from ``seed`` (M2.4), from round ``hand_number``;
+        ``order`` deals that first round explicitly (:meth:`MatchState._deal_order`)."""
         rules = rules or MexicanTrainRules()
         check_int("seed", seed, 0)
         _check_round(rules, hand_number)
         state = cls._undealt(seed, hand_number, [0] * rules.num_players, rules=rules)
-        state._open_hand()
+        state._open_hand(order)
         return state
 
     @classmethod
@@ -280,10 +284,13 @@ class MexicanTrainState(MatchState):
             return 50
         return tile.pips
 
-    def _open_hand(self) -> None:
-        """M2.3-M2.5: the engine to the hub, deal the other 90, seat r mod n opens."""
+    def hand_tiles(self) -> tuple[MexicanTile, ...]:
         engine = self.engine
-        order = shuffled([t for t in ALL_TILES if t is not engine], self.seed, self.hand_number)
+        return tuple(t for t in ALL_TILES if t is not engine)
+
+    def _open_hand(self, order: Sequence[Tile] | None = None) -> None:
+        """M2.3-M2.5: the engine to the hub, deal the other 90, seat r mod n opens."""
+        order = self._deal_order(order)
         k = self.rules.hand_size
         n = self.num_players
         self._reset_hand([order[seat * k : (seat + 1) * k] for seat in range(n)], order[n * k :])

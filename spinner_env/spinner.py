@@ -12,6 +12,7 @@ value, and the unfilled doubles (S5) oldest first with the arms each has left.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, ClassVar
 
@@ -167,16 +168,21 @@ class SpinnerState(MatchState):
     # ------------------------------------------------------------ construction
     @classmethod
     def new(
-        cls, rules: SpinnerRules | None = None, seed: int = 0, hand_number: int = 0
+        cls,
+        rules: SpinnerRules | None = None,
+        seed: int = 0,
+        hand_number: int = 0,
+        order: Sequence[Tile] | None = None,
     ) -> SpinnerState:
-        """A match whose every hand is dealt from ``seed`` (S2.4), starting at ``hand_number``."""
+        """A match whose every hand is dealt from ``seed`` (S2.4), starting at ``hand_number``;
+        ``order`` deals that first hand explicitly (:meth:`MatchState._deal_order`)."""
         rules = rules or SpinnerRules()
         check_int("seed", seed, 0)
         check_int("hand_number", hand_number, 0, rules.num_hands - 1)
         n = rules.num_players
         dealer = shuffled(list(range(n)), seed, -1)[0] if rules.seeded_first_dealer else 0
         state = cls._undealt(seed, hand_number, [0] * n, rules=rules, dealer=dealer)
-        state._open_hand()
+        state._open_hand(order)
         return state
 
     @classmethod
@@ -238,15 +244,15 @@ class SpinnerState(MatchState):
     def tile_points(self, tile: Tile) -> int:
         return tile_points(tile)
 
-    def start_next_hand(self) -> None:
-        """S2.3: the winner of the hand just played deals the next, one double lower."""
-        if self.hand_over:
-            self.dealer = self.results[-1].winner
-        super().start_next_hand()
+    def hand_tiles(self) -> tuple[SpinnerTile, ...]:
+        return ALL_TILES
 
-    def _open_hand(self) -> None:
-        """S2.4: shuffle all 66, deal 14 or 7 each, the rest is the boneyard."""
-        order = shuffled(ALL_TILES, self.seed, self.hand_number)
+    def _open_hand(self, order: Sequence[Tile] | None = None) -> None:
+        """S2.4: shuffle all 66, deal 14 or 7 each, the rest is the boneyard; S2.3: the
+        winner of the hand just played deals the next, one double lower."""
+        order = self._deal_order(order)
+        if self.results:
+            self.dealer = self.results[-1].winner
         k = self.rules.hand_size
         hands = [order[seat * k : (seat + 1) * k] for seat in range(self.num_players)]
         self._set_up(hands, order[self.num_players * k :])
