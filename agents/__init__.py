@@ -8,7 +8,8 @@ the path of a policy file from ``spinner-train`` (the safe format of
 :mod:`spinner_env.agents.policy`;
 Stable-Baselines3 pickles load only through ``PolicyAgent.load_trusted_sb3``), or a search
 player with options, ``name:key=value,key=value`` (``ismcts:time=0.1``,
-``pimc:determinizations=20,rollout=random``; see :mod:`spinner_env.agents.search`).
+``pimc:determinizations=20,rollout=random``; see :mod:`spinner_env.agents.search`), or an
+OpenSpiel bot, ``openspiel:ismcts,simulations=200`` (:mod:`spinner_env.agents.openspiel`).
 """
 
 from __future__ import annotations
@@ -60,6 +61,10 @@ def make_agent(spec: str, seed: int | None = None, encoding: Encoding | None = N
     name, _, options = spec.partition(":")
     if name in SEARCH_AGENTS:
         return make_search_agent(name, parse_options(name, options), seed)
+    if name == "openspiel":  # pyspiel is only needed for OpenSpiel's bots
+        from spinner_env.agents.openspiel import make_openspiel_agent
+
+        return make_openspiel_agent(options, seed)
     path = committed_policy(spec) or Path(spec)
     if not path.is_file() and _names_a_file(path):
         raise ValueError(f"no such policy file {spec!r}")
@@ -67,7 +72,8 @@ def make_agent(spec: str, seed: int | None = None, encoding: Encoding | None = N
         raise ValueError(
             f"unknown agent {spec!r}: not one of {', '.join(BASELINES)}, 'checkpoint', "
             f"{', '.join(COMMITTED)}, "
-            f"{', '.join(SEARCH_AGENTS)} (with :key=value options), or a checkpoint file"
+            f"{', '.join(SEARCH_AGENTS)} (with :key=value options), openspiel:BOT,key=value, "
+            "or a checkpoint file"
         )
     from spinner_env.agents.policy import PolicyAgent  # torch is only needed for trained agents
 

@@ -229,3 +229,51 @@ def test_importing_spinner_env_does_not_import_pyspiel() -> None:
     code = "import sys, spinner_env, spinner_env.agents; print('pyspiel' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_openspiels_ismcts_plays_against_our_heuristic_through_evaluate_bots() -> None:
+    from open_spiel.python.algorithms import evaluate_bots
+    from spinner_env.agents import make_agent
+    from spinner_env.agents.openspiel import AgentBot, make_openspiel_bot
+
+    for game in GAMES:
+        os_game = load(game, 2, SHORT[game].replace("2", "1"))
+        bot = make_openspiel_bot("ismcts,simulations=10", os_game, seed=0)
+        heuristic = AgentBot(make_agent("heuristic", seed=0))
+        rng = np.random.RandomState(0)
+        returns = evaluate_bots.evaluate_bots(os_game.new_initial_state(), [bot, heuristic], rng)
+        assert sum(returns) == pytest.approx(0.0) and max(returns) == pytest.approx(1.0)
+
+
+def test_an_openspiel_bot_is_one_of_our_agents() -> None:
+    from spinner_env.agents import make_agent
+    from spinner_env.agents.base import choose_move
+
+    spec = GAMES["mexican_train"]
+    state = spec.new_state(3, seed=4, num_rounds=1)
+    agent = make_agent("openspiel:ismcts,simulations=8,uct_c=1.5", seed=1)
+    assert agent.name == "openspiel:ismcts,simulations=8,uct_c=1.5"
+    moves = 0
+    while not state.hand_over:
+        move = choose_move(agent, state, spec.encoding)
+        assert move in state.legal_moves()
+        state.play_legal(move)
+        moves += 1
+    assert moves > 10
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("openspiel:mcts", "not one of ismcts"),
+        ("openspiel:ismcts,depth=3", "unknown openspiel:ismcts option"),
+        ("openspiel:ismcts,simulations=many", "must be a int"),
+        ("openspiel:ismcts,simulations=0", "at least 1"),
+        ("openspiel:ismcts,simulations", "is not key=value"),
+    ],
+)
+def test_bad_openspiel_specs_are_refused(spec: str, message: str) -> None:
+    from spinner_env.agents import make_agent
+
+    with pytest.raises(ValueError, match=message):
+        make_agent(spec)
