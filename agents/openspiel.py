@@ -97,8 +97,12 @@ class OpenSpielAgent(Agent):
 
 
 class ISMCTSBot(ismcts.ISMCTSBot):
-    """OpenSpiel's Python ISMCTS, able to sit in ``evaluate_bots``: it searches afresh at
-    every move, so there is nothing to restart or be told (the original refuses both)."""
+    """OpenSpiel's Python ISMCTS, able to sit in ``evaluate_bots`` (it searches afresh at
+    every move, so there is nothing to restart or be told; the original refuses both) and
+    seeded throughout (the original resamples with an unseeded sampler)."""
+
+    def resample_from_infostate(self, state: pyspiel.State) -> pyspiel.State:
+        return state.resample_from_infostate(state.current_player(), self.random_number)
 
     def restart_at(self, state: pyspiel.State) -> None:
         pass

@@ -5,11 +5,13 @@ decision by decision on the same deals, refused input, and resampling by the bel
 
 from __future__ import annotations
 
+import importlib
 import pickle
 import random
 import subprocess
 import sys
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -277,3 +279,23 @@ def test_bad_openspiel_specs_are_refused(spec: str, message: str) -> None:
 
     with pytest.raises(ValueError, match=message):
         make_agent(spec)
+
+
+@pytest.fixture
+def examples(monkeypatch: pytest.MonkeyPatch):
+    examples_dir = Path(__file__).resolve().parent.parent / "examples"
+    monkeypatch.syspath_prepend(str(examples_dir))
+    return importlib.import_module
+
+
+def test_the_ismcts_example_plays_evaluate_bots_to_the_end(examples) -> None:
+    stats = examples("openspiel_ismcts").main(["--matches", "2", "--simulations", "10"])
+    assert len(stats["returns"]) == 2 and set(stats["returns"]) <= {-1.0, 0.0, 1.0}
+    assert examples("openspiel_ismcts").main(["--matches", "2", "--simulations", "10"]) == stats
+
+
+def test_the_nfsp_example_trains_and_plays_only_legal_actions(examples) -> None:
+    pytest.importorskip("torch")
+    pytest.importorskip("tree")
+    stats = examples("openspiel_nfsp").main(["--episodes", "20", "--eval-matches", "6"])
+    assert stats["illegal"] == 0 and len(stats["returns"]) == 6
