@@ -5,8 +5,16 @@ holds) is tensors plus a small JSON header, nothing else: loading one parses a l
 a JSON object and raw numbers, so a file from anywhere cannot run code. The header says
 what the tensors are for (:class:`PolicyHeader`: the game, the network's input size, the
 number of actions, the network's layers and activation, the observation features it reads
-beside the observation (:mod:`spinner_env.agents.features`), the format version), and the
-loader checks it against the game it is asked to play before any move is made.
+beside the observation (:mod:`spinner_env.agents.features`), what its value head predicts
+(:class:`ValueTarget`), the format version), and the loader checks it against the game it
+is asked to play before any move is made.
+
+The value head is the network's critic: from a seat's observation, the return that seat
+can expect from there under the reward, episode and discount its header names (with the
+``match`` reward and episode and a discount of 1, the final match outcome; with
+``hand_score`` per ``hand``, the round's point difference). :meth:`PolicyAgent.value`
+reads it; a file that names no target (formats 1 and 2, whose critics were trained
+without saying on what) has no value head to ask.
 
 Stable-Baselines3's own files (a ``MaskablePPO.save`` ``.zip``, or a ``policy.save``
 ``.pt``) are pickles: loading one runs whatever code it carries. They load only through
@@ -41,9 +49,12 @@ from spinner_env.aec import Encoding
 from spinner_env.files import write_bytes_atomic
 
 FORMAT = "spinner-env-policy"
-FORMAT_VERSION = 2
-READABLE_VERSIONS = (1, 2)
-"""Format 2 added the header's ``features``; a format 1 file (none) loads as before."""
+FORMAT_VERSION = 3
+READABLE_VERSIONS = (1, 2, 3)
+"""Format 2 added the header's ``features``, format 3 its ``value``; older files (none of
+them) load as before."""
+_FIELDS_SINCE = {"features": 2, "value": 3}
+"""Header fields newer than format 1, by the version that added them."""
 SUFFIX = ".safetensors"
 
 _ENCODINGS: dict[str, Encoding] = {
@@ -58,6 +69,28 @@ _ACTIVATIONS = {
     "relu": (torch.nn.ReLU, lambda x: np.maximum(x, 0.0)),
 }
 """Activation name in the header: its torch module and its numpy function."""
+
+
+@dataclass(frozen=True)
+class ValueTarget:
+    """What a policy's value head predicts: the discounted return (``gamma``) from a seat's
+    decision on, under the env's ``reward`` and ``episode`` (``spinner_env.aec``'s)."""
+
+    reward: str
+    episode: str
+    gamma: float
+
+    def __post_init__(self) -> None:
+        for name in ("reward", "episode"):
+            if not isinstance(getattr(self, name), str):
+                raise ValueError(f"value.{name} must be a name, got {getattr(self, name)!r}")
+        gamma = self.gamma
+        if isinstance(gamma, bool) or not isinstance(gamma, (int, float)) or not 0 <= gamma <= 1:
+            raise ValueError(f"value.gamma must be a number in [0, 1], got {gamma!r}")
+
+    def describe(self) -> str:
+        """In words, as the command lines print it."""
+        return f"the {self.reward} return per {self.episode}, discounted by {self.gamma}"
 
 
 @dataclass(frozen=True)
@@ -76,14 +109,20 @@ class PolicyHeader:
     activation: str
     features: tuple[str, ...] = ()
     """The observation features the network reads after the observation, in order."""
+    value: ValueTarget | None = None
+    """What the critic predicts; None: the file makes no claim, and has no value head."""
     format_version: int = FORMAT_VERSION
 
     @classmethod
     def of(
-        cls, policy: MaskableActorCriticPolicy, game: str, features: Sequence[str] = ()
+        cls,
+        policy: MaskableActorCriticPolicy,
+        game: str,
+        features: Sequence[str] = (),
+        value: ValueTarget | None = None,
     ) -> PolicyHeader:
-        """The header of an MLP policy on flat observations (then ``features``); ValueError
-        for any other."""
+        """The header of an MLP policy on flat observations (then ``features``, its critic
+        predicting ``value``); ValueError for any other."""
         if not isinstance(policy.features_extractor, FlattenExtractor):
             raise ValueError("only MLP policies on flat observations have a policy file format")
         activation = policy.activation_fn
@@ -102,6 +141,7 @@ class PolicyHeader:
             value_layers=_widths(extractor.value_net),
             activation=names[0],
             features=tuple(features),
+            value=value,
         )
 
     @classmethod
@@ -121,7 +161,9 @@ class PolicyHeader:
                 f"format_version {version!r}: this version reads formats "
                 f"{', '.join(map(str, READABLE_VERSIONS))}"
             )
-        expected = set(cls.__dataclass_fields__) - ({"features"} if version == 1 else set())
+        expected = {
+            name for name in cls.__dataclass_fields__ if _FIELDS_SINCE.get(name, 1) <= version
+        }
         if set(header) != expected:
             raise ValueError(
                 f"its header has fields {sorted(header)}; format {version} has {sorted(expected)}"
@@ -146,6 +188,13 @@ class PolicyHeader:
                 f"got {features!r}"
             )
         header["features"] = tuple(features)
+        value = header.get("value")
+        if value is not None:
+            if not isinstance(value, dict) or set(value) != set(ValueTarget.__dataclass_fields__):
+                raise ValueError(
+                    f"value must be null or an object of reward, episode and gamma, got {value!r}"
+                )
+            header["value"] = ValueTarget(**value)
         header["policy_layers"] = tuple(header["policy_layers"])
         header["value_layers"] = tuple(header["value_layers"])
         return cls(**header)
@@ -188,10 +237,12 @@ def save_policy(
     path: str | Path,
     encoding: Encoding,
     features: Sequence[str] = (),
+    value: ValueTarget | None = None,
 ) -> Path:
     """Write ``policy`` (trained for ``encoding``'s game, reading its observations and
-    then ``features``) as a policy file, atomically."""
-    header = PolicyHeader.of(policy, encoding.game_name, features)
+    then ``features``; its critic trained on ``value``'s returns, if given) as a policy
+    file, atomically."""
+    header = PolicyHeader.of(policy, encoding.game_name, features, value)
     header.check_plays(encoding)
     tensors = {name: t.detach().cpu().contiguous() for name, t in policy.state_dict().items()}
     path = Path(path)
@@ -255,6 +306,7 @@ class PolicyAgent(Agent):
         deterministic: bool = True,
         seed: int | None = None,
         features: ObservationFeatures | None = None,
+        value_target: ValueTarget | None = None,
     ) -> None:
         super().__init__(seed)
         self.policy = policy.eval()
@@ -269,7 +321,9 @@ class PolicyAgent(Agent):
         self.features = features
         self.obs_size = input_size if features is None else features.obs_size
         self.num_actions = int(policy.action_space.n)
+        self.value_target = value_target
         self._layers = _numpy_layers(policy)
+        self._value_layers = _numpy_layers(policy, critic=True)
 
     @classmethod
     def load(
@@ -294,6 +348,7 @@ class PolicyAgent(Agent):
             deterministic=deterministic,
             seed=seed,
             features=features,
+            value_target=header.value,
         )
 
     @classmethod
@@ -327,20 +382,9 @@ class PolicyAgent(Agent):
     def logits(self, observation: np.ndarray) -> np.ndarray:
         """The policy's action logits before masking, for one observation or a batch
         (observations along the first axis)."""
-        x = np.asarray(observation, dtype=np.float32)
-        if x.ndim not in (1, 2) or x.shape[-1] != self.obs_size:
-            raise ValueError(
-                f"the {self.name} policy reads observations of {self.obs_size} numbers, "
-                f"got an array of shape {x.shape}"
-            )
-        if self.features is not None:
-            x = self.features(x)
+        x = self._network_input(observation)
         if self._layers is not None:
-            for weight, bias, activation in self._layers:
-                x = x @ weight.T + bias
-                if activation is not None:
-                    x = activation(x)
-            return x
+            return _forward(self._layers, x)
         policy = self.policy
         with torch.no_grad():
             obs = torch.as_tensor(x, device=policy.device)
@@ -349,6 +393,24 @@ class PolicyAgent(Agent):
             latent = policy.mlp_extractor.forward_actor(features)
             logits = policy.action_net(latent).cpu().numpy()
         return logits if obs.ndim == 2 else logits[0]
+
+    def value(self, observation: np.ndarray) -> np.ndarray | float:
+        """The value head's prediction (see :attr:`value_target`) for one observation, or
+        one per row of a batch; ValueError for a policy whose file names no value target."""
+        if self.value_target is None:
+            raise ValueError(
+                f"the {self.name} policy has no value head: its file names no value target "
+                "(formats 1 and 2 do not; save_policy's value names one)"
+            )
+        x = self._network_input(observation)
+        if self._value_layers is not None:
+            out = _forward(self._value_layers, x)
+        else:
+            with torch.no_grad():
+                batch = torch.as_tensor(np.atleast_2d(x), device=self.policy.device)
+                out = self.policy.predict_values(batch).cpu().numpy()
+        values = out.reshape(-1)
+        return values if np.ndim(observation) == 2 else float(values[0])
 
     def choose(self, observation: np.ndarray, legal: np.ndarray, view: EngineView | None) -> int:
         logits = self.logits(observation)[legal]
@@ -371,6 +433,24 @@ class PolicyAgent(Agent):
             logits = logits + self.rng.gumbel(size=logits.shape)
         return np.argmax(np.where(masks != 0, logits, -np.inf), axis=1)
 
+    def _network_input(self, observation: np.ndarray) -> np.ndarray:
+        """The observation (or batch) checked, then its features appended."""
+        x = np.asarray(observation, dtype=np.float32)
+        if x.ndim not in (1, 2) or x.shape[-1] != self.obs_size:
+            raise ValueError(
+                f"the {self.name} policy reads observations of {self.obs_size} numbers, "
+                f"got an array of shape {x.shape}"
+            )
+        return x if self.features is None else self.features(x)
+
+
+def _forward(layers: list[tuple[Any, Any, Any]], x: np.ndarray) -> np.ndarray:
+    for weight, bias, activation in layers:
+        x = x @ weight.T + bias
+        if activation is not None:
+            x = activation(x)
+    return x
+
 
 def _widths(layers: torch.nn.Sequential) -> tuple[int, ...]:
     return tuple(m.out_features for m in layers if isinstance(m, torch.nn.Linear))
@@ -380,13 +460,20 @@ def _positive_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value > 0
 
 
-def _numpy_layers(policy: MaskableActorCriticPolicy) -> list[tuple[Any, Any, Any]] | None:
-    """The actor of an MLP policy on flat observations as (weight, bias, activation)
-    layers, or None when the policy is anything else (then torch runs it)."""
-    if not isinstance(policy.pi_features_extractor, FlattenExtractor):
+def _numpy_layers(
+    policy: MaskableActorCriticPolicy, critic: bool = False
+) -> list[tuple[Any, Any, Any]] | None:
+    """The actor (or the ``critic``) of an MLP policy on flat observations as (weight,
+    bias, activation) layers, or None when the policy is anything else (then torch runs
+    it)."""
+    extractor = policy.vf_features_extractor if critic else policy.pi_features_extractor
+    if not isinstance(extractor, FlattenExtractor):
         return None
     numpy_of = {module: function for module, function in _ACTIVATIONS.values()}
-    modules = [*policy.mlp_extractor.policy_net, policy.action_net]
+    if critic:
+        modules = [*policy.mlp_extractor.value_net, policy.value_net]
+    else:
+        modules = [*policy.mlp_extractor.policy_net, policy.action_net]
     layers: list[tuple[Any, Any, Any]] = []
     for module in modules:
         if isinstance(module, torch.nn.Linear):

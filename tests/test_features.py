@@ -161,7 +161,7 @@ def test_a_policy_file_keeps_its_features_and_its_agent_reads_them(tmp_path):
     path = save_policy(policy, tmp_path / "planner.safetensors", MEXICAN_TRAIN, ["plan"])
     header = load_policy(path, MEXICAN_TRAIN)[1]
     assert header.features == ("plan",) and header.obs_size == features.size
-    assert header.format_version == 2
+    assert header.format_version >= 2  # the format that added features, or a later one
     agent = make_agent(str(path), encoding=MEXICAN_TRAIN)
     assert isinstance(agent, PolicyAgent) and agent.features.names == ("plan",)
     assert agent.obs_size == MEXICAN_TRAIN.obs_size

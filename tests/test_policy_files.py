@@ -13,9 +13,16 @@ import torch
 from gymnasium import spaces
 from safetensors.torch import save as safetensors_bytes
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-from spinner_env.agents import DEFAULT_CHECKPOINT, RandomAgent, make_agent
+from spinner_env.agents import CHECKPOINTS, COMMITTED, DEFAULT_CHECKPOINT, RandomAgent, make_agent
 from spinner_env.agents.base import GameView
-from spinner_env.agents.policy import PolicyAgent, PolicyHeader, load_policy, main, save_policy
+from spinner_env.agents.policy import (
+    PolicyAgent,
+    PolicyHeader,
+    ValueTarget,
+    load_policy,
+    main,
+    save_policy,
+)
 
 from spinner_env import mexican_train_v0, spinner_v0
 from spinner_env.mexican_train import MexicanTrainState
@@ -66,6 +73,29 @@ def test_a_policy_file_rebuilds_the_same_agent(tmp_path, encoding, activation):
     )  # fmt: skip
     for key, tensor in policy.state_dict().items():
         assert torch.equal(loaded.policy.state_dict()[key], tensor)
+
+
+@pytest.mark.parametrize("encoding", [SPINNER, MEXICAN_TRAIN])
+def test_a_policy_files_value_head_predicts_what_its_critic_does(tmp_path, encoding):
+    policy = small_policy(encoding)
+    target = ValueTarget("match", "match", 1.0)
+    path = save_policy(policy, tmp_path / "valued.safetensors", encoding, value=target)
+    agent = PolicyAgent.load(path, encoding)
+    assert agent.value_target == target and load_policy(path)[1].format_version == 3
+    obs = np.random.default_rng(1).random((20, encoding.obs_size), dtype=np.float32)
+    with torch.no_grad():
+        expected = policy.predict_values(torch.as_tensor(obs)).numpy().ravel()
+    np.testing.assert_allclose(agent.value(obs), expected, rtol=1e-5, atol=1e-6)
+    assert agent.value(obs[3]) == pytest.approx(float(expected[3]), abs=1e-6)
+
+
+@pytest.mark.parametrize("name", sorted(COMMITTED))
+def test_an_older_file_loads_but_has_no_value_head_to_ask(name):
+    """The committed files are formats 1 and 2: they play as before; a value is refused."""
+    agent = make_agent(name)
+    assert load_policy(CHECKPOINTS / f"{name}.safetensors")[1].format_version in (1, 2)
+    with pytest.raises(ValueError, match=rf"the {name} policy has no value head"):
+        agent.value(np.zeros(agent.obs_size, np.float32))
 
 
 def test_the_committed_checkpoint_is_a_spinner_policy_file():
@@ -121,7 +151,10 @@ def write_with_header(path: Path, policy, **changes) -> None:
         ({"policy_layers": [16, -8]}, "policy_layers"),
         ({"value_layers": 12}, "value_layers"),
         ({"activation": "gelu"}, "activation"),
-        ({"format_version": 3}, "format_version"),
+        ({"format_version": 4}, "format_version"),
+        ({"format_version": 2, "value": None}, "fields"),  # format 3 added the value
+        ({"value": {"reward": "match"}}, "value"),
+        ({"value": {"reward": "match", "episode": "match", "gamma": 2}}, "value.gamma"),
         ({"features": ["chain"]}, "features"),
         ({"format_version": True}, "format_version"),
         ({"game": 7}, "game"),

@@ -10,7 +10,7 @@ import torch
 import yaml
 from safetensors.torch import load_file
 from spinner_env.agents import RandomAgent, make_agent
-from spinner_env.agents.policy import PolicyAgent
+from spinner_env.agents.policy import PolicyAgent, ValueTarget
 from spinner_env.train.config import TrainConfig
 from spinner_env.train.evaluate import tournament
 from spinner_env.train.ppo import (
@@ -77,6 +77,8 @@ def test_a_mexican_train_smoke_run_trains_and_plays(tmp_path):
     )
     policy_path = train(config, tmp_path, progress_bar=False)
     agent = make_agent(str(policy_path))
+    # Its value head says what it predicts: the config's reward and episode, PPO's gamma.
+    assert agent.value_target == ValueTarget("hand_score", "hand", 0.99)
     report = tournament(
         [agent, RandomAgent(), RandomAgent(), RandomAgent()],
         4,

@@ -72,6 +72,7 @@ from spinner_env.train.ppo import (
     save_model,
     snapshot,
     training_parser,
+    value_target,
 )
 from stable_baselines3.common.logger import configure as configure_logger
 from stable_baselines3.common.utils import set_random_seed
@@ -363,7 +364,8 @@ class LeagueRun:
         out, config = self.out, self.config
         save_model(self.main, out / "final.zip")
         policy_path = out / f"{config.name}{POLICY_SUFFIX}"
-        save_policy(self.main.policy, policy_path, game_spec(config.game).encoding, config.features)
+        encoding = game_spec(config.game).encoding
+        save_policy(self.main.policy, policy_path, encoding, config.features, value_target(config))
         write_text_atomic(out / "league.json", json.dumps(self.history, indent=1))
         main = snapshot(self.main.policy, self.main.num_timesteps, self.features)
         main.deterministic = True

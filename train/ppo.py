@@ -40,7 +40,7 @@ from spinner_env.agents import make_agent
 from spinner_env.agents.base import Agent
 from spinner_env.agents.features import ObservationFeatures
 from spinner_env.agents.policy import SUFFIX as POLICY_SUFFIX
-from spinner_env.agents.policy import PolicyAgent, load_policy, save_policy
+from spinner_env.agents.policy import PolicyAgent, ValueTarget, load_policy, save_policy
 from spinner_env.train.cli import ArgumentParser, fail_cleanly
 from spinner_env.train.config import TrainConfig, load_config, shipped_configs
 from spinner_env.train.evaluate import Estimate, tournament
@@ -145,6 +145,13 @@ def limit_threads(threads: int) -> None:
     # numpy's BLAS too (the snapshots' and trained opponents' forward passes): on a busy
     # machine its spinning threads made a 32-row pass 15 times slower (45 ms against 3).
     threadpool_limits(threads, user_api="blas")
+
+
+def value_target(config: TrainConfig) -> ValueTarget:
+    """What a policy trained by ``config`` has its critic predict (PPO's and the cloning's
+    value loss alike): the discounted return under the config's reward and episode."""
+    env = config.env
+    return ValueTarget(env.get("reward", "match"), env.get("episode", "match"), config.ppo.gamma)
 
 
 def make_model(config: TrainConfig, vec_env: VecEnv, tensorboard: Path, seed: int) -> MaskablePPO:
@@ -451,7 +458,13 @@ def train(
     elapsed = time.time() - start
     save_model(model, out / "final.zip")
     policy_path = out / f"{config.name}{POLICY_SUFFIX}"
-    save_policy(model.policy, policy_path, game_spec(config.game).encoding, config.features)
+    save_policy(
+        model.policy,
+        policy_path,
+        game_spec(config.game).encoding,
+        config.features,
+        value_target(config),
+    )
     steps = model.num_timesteps - steps_before
     print(
         f"trained {steps} steps in {elapsed:.0f} s ({steps / elapsed:.0f} steps/s, "
