@@ -41,6 +41,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import random
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -104,14 +105,17 @@ class _Position:
     who deals next).
     """
 
-    __slots__ = ("_beliefs", "dealt", "match", "phase", "set_draws")
+    __slots__ = ("_beliefs", "_legal", "dealt", "match", "phase", "set_draws", "undealt")
 
-    def __init__(self) -> None:
+    def __init__(self, hand_tiles: Sequence[Tile] = ()) -> None:
         self.match: MatchState | None = None
         self.phase = DEAL
         self.dealt: list[Tile] = []
         self.set_draws: list[Tile] = []
+        self.undealt: dict[int, Tile] = {t.index: t for t in hand_tiles}
+        """The tiles of the hand being dealt that are not dealt yet, by index."""
         self._beliefs: dict[int, Belief] = {}
+        self._legal: list[int] | None = None
 
     def __deepcopy__(self, memo: dict) -> _Position:
         new = _Position()
@@ -119,10 +123,19 @@ class _Position:
         new.phase = self.phase
         new.dealt = list(self.dealt)
         new.set_draws = list(self.set_draws)
+        new.undealt = dict(self.undealt)
         return new
 
-    def forget_beliefs(self) -> None:
+    def moved(self) -> None:
+        """Forget what was worked out for the position before the move."""
         self._beliefs.clear()
+        self._legal = None
+
+    def legal(self, encoding: Encoding) -> list[int]:
+        """The legal action ids of the seat to act, ascending."""
+        if self._legal is None:
+            self._legal = sorted(encoding.action_ids(self.match.legal_moves()))
+        return self._legal
 
     def belief(self, player: int) -> Belief:
         """The belief sampler of ``player`` here, built once (ISMCTS resamples the same root)."""
@@ -186,7 +199,7 @@ class DominoState(pyspiel.State):
     def __init__(self, game: DominoGame, definition: _Definition) -> None:
         super().__init__(game)
         self._definition = definition
-        self._position = _Position()
+        self._position = _Position(definition.hand_tiles[0])
 
     # ---------------------------------------------------------------- reading
     @property
@@ -216,39 +229,34 @@ class DominoState(pyspiel.State):
         return zero_sum_outcome(self._position.match.totals)
 
     def _legal_actions(self, player: int) -> list[int]:
-        match = self._position.match
-        return sorted(self._definition.encoding.action_ids(match.legal_moves()))
+        return list(self._position.legal(self._definition.encoding))
 
-    def _undealt(self) -> list[Tile]:
-        """The tiles of the hand being dealt that are not dealt yet, by index."""
+    def _chance_tiles(self) -> dict[int, Tile]:
+        """The tiles the chance node picks from, by index."""
         position = self._position
-        hand = 0 if position.match is None else position.match.hand_number + 1
-        taken = {*position.dealt, *position.set_draws}
-        return [t for t in self._definition.hand_tiles[hand] if t not in taken]
-
-    def _chance_tiles(self) -> list[Tile]:
-        if self._position.phase == DRAW_TILE:
-            return sorted(self._position.match.boneyard, key=lambda t: t.index)
-        return self._undealt()
+        if position.phase == DRAW_TILE:
+            return {t.index: t for t in sorted(position.match.boneyard, key=lambda t: t.index)}
+        return position.undealt
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         tiles = self._chance_tiles()
-        return [(t.index, 1.0 / len(tiles)) for t in tiles]
+        probability = 1.0 / len(tiles)
+        return [(index, probability) for index in tiles]
 
     # --------------------------------------------------------------- playing
     def _apply_action(self, action: int) -> None:
         position = self._position
-        position.forget_beliefs()
         if position.phase == PLAY:
             self._play(action)
             return
         tiles = self._chance_tiles()
-        tile = next((t for t in tiles if t.index == action), None)
+        tile = tiles.get(action)
         if tile is None:
             raise IllegalActionError(
                 f"chance outcome {action} is not a tile left to {position.phase}; "
-                f"outcomes: {[t.index for t in tiles]}"
+                f"outcomes: {list(tiles)}"
             )
+        position.moved()
         if position.phase == DRAW_TILE:
             boneyard = position.match.boneyard
             boneyard.remove(tile)
@@ -256,6 +264,7 @@ class DominoState(pyspiel.State):
             position.match.play_legal(DRAW)
             position.phase = PLAY
             return
+        del position.undealt[action]
         (position.dealt if position.phase == DEAL else position.set_draws).append(tile)
         rules = self._definition.rules
         if len(position.dealt) == rules.num_players * rules.hand_size:
@@ -267,7 +276,7 @@ class DominoState(pyspiel.State):
         encoding = self._definition.encoding
         if match.match_over:
             raise IllegalActionError(f"action {action} was applied after the match ended")
-        legal = self._legal_actions(match.current)
+        legal = position.legal(encoding)
         if action not in legal:
             described = encoding.move_of(action) if 0 <= action < encoding.num_actions else None
             raise IllegalActionError(
@@ -275,19 +284,23 @@ class DominoState(pyspiel.State):
                 f"legal ids: {legal}"
             )
         move = encoding.move_of(action)
+        position.moved()
         if isinstance(move, Draw):
             position.phase = DRAW_TILE
             return
         match.play_legal(move)
         if match.hand_over and not match.match_over:
             position.phase = DEAL
+            position.undealt = {
+                t.index: t for t in self._definition.hand_tiles[match.hand_number + 1]
+            }
 
     def _open_hand(self) -> None:
         """Deal the hand to the engine once every hand is full; if the set (S3.2) takes
         more tiles than were drawn for it, the next chance node draws one more."""
         position = self._position
         drawn = position.set_draws
-        rest = self._undealt()
+        rest = list(position.undealt.values())
         order = [*position.dealt, *drawn, *rest]
         if position.match is None:
             opened = self._definition.spec.state_class.new(
@@ -302,6 +315,7 @@ class DominoState(pyspiel.State):
         position.match = opened
         position.dealt = []
         position.set_draws = []
+        position.undealt = {}
         position.phase = PLAY
 
     # ---------------------------------------------------------------- text

@@ -29,6 +29,7 @@ BENCH = Path(__file__).resolve().parent.parent / "bench"
         ("bench_expert", "--smoke", "expert / heuristic"),
         ("clone_capacity", "--smoke", "held-out agreement"),
         ("bench_agent_policy", "--smoke", "every opponent seat expert"),
+        ("bench_openspiel", "--smoke", "python_block_dominoes"),
     ],
 )
 def test_each_benchmark_runs_in_smoke_mode(script, smoke, printed, monkeypatch, capsys):
