@@ -5,8 +5,8 @@
   ``python_mexican_train`` (:mod:`spinner_env.openspiel`).
 - :class:`OpenSpielAgent`: an OpenSpiel bot as one of our agents, so ``spinner-evaluate``
   ranks it on our duplicate deals. The spec ``openspiel:ismcts,simulations=200`` builds
-  OpenSpiel's Python ``ISMCTSBot`` (random-rollout evaluator; its C++ ``ISMCTSBot`` stops
-  the interpreter on every Python game, OpenSpiel's own included). Options:
+  OpenSpiel's Python ``ISMCTSBot`` (random-rollout evaluator; its C++ ``ISMCTSBot``
+  segfaults on every Python game, OpenSpiel's own included). Options:
   ``simulations`` (100), ``uct_c`` (2.0), ``rollouts`` (1), ``world_samples`` (-1: a
   fresh deal every simulation). The bot is asked in an OpenSpiel state built from our
   engine's position (``DominoGame.state_from``), so it sees what its seat sees.

@@ -4,30 +4,27 @@ Importing this module (the ``[openspiel]`` extra: ``pip install "spinner-env[ope
 registers both with ``pyspiel.register_game``; importing ``spinner_env`` alone never loads
 pyspiel. ``pyspiel.load_game("python_spinner(players=4)")`` then works as for any game.
 
-=====================  =====================================================================
-parameters             ``players`` (2 to 8) and the rules' variants: ``num_hands``,
-                       ``draw_until_playable``, ``shortened`` (Spinner); ``num_rounds``,
-                       ``double_blank_50`` (Mexican Train). Defaults are the rules page's.
-chance nodes           every tile dealt, one at a time, seat 0's hand first, then every tile
-                       drawn from the boneyard (the set's draws, S3.2, included): uniform
-                       over the tiles not yet dealt. Outcome ids are tile indices.
-player actions         our environments' action ids (a policy trained there plays here
-                       unchanged); ``legal_actions()`` is our action mask. A draw is the
-                       player's action, then a chance node picks the tile.
-returns                the match outcome of ``reward="match"``, zero-sum: a sole winner
-                       +1, every other seat -1/(n-1) (:func:`spinner_env.aec.zero_sum_outcome`)
-observations           ``observation_tensor`` and ``information_state_tensor``: our
-                       encoder's observation of the seat (what the PettingZoo env shows);
-                       the strings are the text table the env renders for the seat, with
-                       its known voids.
-resampling             ``resample_from_infostate`` deals the tiles the seat cannot see with
-                       the exact belief sampler (:class:`spinner_env.belief.Belief`), so
-                       OpenSpiel's Python ``ISMCTSBot`` plays both games.
-=====================  =====================================================================
+- **Parameters**: ``players`` (2 to 8) and the rules' variants: ``num_hands``,
+  ``draw_until_playable``, ``shortened`` (Spinner); ``num_rounds``, ``double_blank_50``
+  (Mexican Train). Defaults are the rules page's.
+- **Chance nodes**: every tile dealt, one at a time, seat 0's hand first, then every tile
+  drawn from the boneyard (the set's draws, S3.2, included): uniform over the tiles not yet
+  dealt. Outcome ids are tile indices.
+- **Player actions**: our environments' action ids (a policy trained there plays here
+  unchanged); ``legal_actions()`` is our action mask. A draw is the player's action, then a
+  chance node picks the tile.
+- **Returns**: the match outcome of ``reward="match"``, zero-sum: a sole winner +1, every
+  other seat -1/(n-1) (:func:`spinner_env.aec.zero_sum_outcome`).
+- **Observations**: ``observation_tensor`` and ``information_state_tensor`` are our
+  encoder's observation of the seat (what the PettingZoo env shows); the strings are the
+  text table the env renders for the seat, with its known voids.
+- **Resampling**: ``resample_from_infostate`` deals the tiles the seat cannot see with the
+  exact belief sampler (:class:`spinner_env.belief.Belief`), so OpenSpiel's Python
+  ``ISMCTSBot`` plays both games.
 
 The rules are the engines' (:mod:`spinner_env.spinner`, :mod:`spinner_env.mexican_train`):
 a state holds an engine state and feeds it the chance outcomes, dealing each hand through
-``MatchState.new(order=...)`` and ``start_next_hand(order=...)``. The S2.3 variant
+the engines' ``new(order=...)`` and ``start_next_hand(order=...)``. The S2.3 variant
 ``seeded_first_dealer`` is not offered: seat 0 deals the first hand.
 
 The information state is what the seat is shown now, not its whole history, so tabular
