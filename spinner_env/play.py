@@ -6,11 +6,13 @@
 
 At each of your turns the table is shown as the text render draws it, with your legal
 moves numbered (placements, or draw, or pass): type a number. ``s FILE`` saves the match
-as JSON (the engine's ``to_dict`` plus the seats) and ``--load FILE`` resumes it; ``q``
-quits. Opponents are any agent ``spinner_env.agents.make_agent`` builds: ``random``, ``greedy``,
-``heuristic``, ``checkpoint`` or a checkpoint path (and the search players where they
-exist). :class:`Table` is the match with its seats; the web game (``spinner_env.web``)
-plays the same tables.
+as JSON (the engine's ``to_dict``, the seats, the log and the match record so far) and
+``--load FILE`` resumes it; ``q`` quits. ``--record FILE`` writes the match record
+(:mod:`spinner_env.records`) when the match ends or is left. Opponents are any agent
+``spinner_env.agents.make_agent`` builds: ``random``, ``greedy``, ``heuristic``,
+``checkpoint`` or a checkpoint path (and the search players where they exist).
+:class:`Table` is the match with its seats; the web game (``spinner_env.web``) plays the
+same tables.
 """
 
 from __future__ import annotations
@@ -24,10 +26,11 @@ from pathlib import Path
 from typing import Any
 
 from spinner_env.agents import Agent, make_agent
-from spinner_env.agents.base import choose_move
+from spinner_env.agents.base import AgentView, choose_move, choose_move_explained
 from spinner_env.files import write_text_atomic
 from spinner_env.games import GAMES, GameSpec, game_spec
 from spinner_env.match import MatchState
+from spinner_env.records import Record, Recorder, Seat, save_record
 
 HUMAN = "human"
 """The seat spec of a person."""
@@ -41,7 +44,8 @@ class Table:
     """A match of one game with a spec per seat: ``"human"`` or an agent spec.
 
     Agents are re-seeded before every decision from (seed, seat, moves so far), so a
-    saved and reloaded match plays on exactly as it would have.
+    saved and reloaded match plays on exactly as it would have. ``recorder`` keeps the
+    match record from ``state`` on (agents' decisions with what they saw).
     """
 
     game: GameSpec
@@ -50,6 +54,14 @@ class Table:
     state: MatchState
     log: list[str] = field(default_factory=list)
     agents: dict[int, Agent] = field(default_factory=dict)
+    recorder: Recorder = field(init=False)
+
+    def __post_init__(self) -> None:
+        names = [
+            self.agents[s].name if s in self.agents else spec for s, spec in enumerate(self.seats)
+        ]
+        seats = [Seat(spec, name) for spec, name in zip(self.seats, names, strict=True)]
+        self.recorder = Recorder(self.game, self.state, seats, {"seed": self.seed})
 
     @classmethod
     def new(
@@ -74,15 +86,25 @@ class Table:
 
     @classmethod
     def _built(
-        cls, spec: GameSpec, seats: list[str], seed: int, state: MatchState, log: list[str]
+        cls,
+        spec: GameSpec,
+        seats: list[str],
+        seed: int,
+        state: MatchState,
+        log: list[str],
+        record: Record | None = None,
     ) -> Table:
+        """The table; ``record``: the match so far (else it is recorded from ``state`` on)."""
         if HUMAN not in seats:
             raise ValueError("no seat is played by a human: name one seat 'human'")
         agents = {}
         for seat, seat_spec in enumerate(seats):
             if seat_spec != HUMAN:
                 agents[seat] = make_agent(seat_spec, seed=seed, encoding=spec.encoding)
-        return cls(spec, seats, seed, state, log, agents)
+        table = cls(spec, seats, seed, state, log, agents)
+        if record is not None:
+            table.recorder.resume(record, state)
+        return table
 
     # ------------------------------------------------------------------ turns
     @property
@@ -98,19 +120,26 @@ class Table:
         seat = self.state.current
         agent = self.agents[seat]
         agent.seed([self.seed, seat, len(self.log)])
-        move = choose_move(agent, self.state, self.game.encoding)
-        self.play(move)
+        move, view = choose_move_explained(agent, self.state, self.game.encoding)
+        self.play(move, view)
         return seat, move
 
-    def play(self, move: Any) -> None:
-        """Play a move for the seat to act (ValueError, nothing changed, if illegal)."""
+    def play(self, move: Any, view: AgentView | None = None) -> None:
+        """Play a move for the seat to act (ValueError, nothing changed, if illegal);
+        ``view``: what the agent that chose it saw, for the record."""
         seat = self.state.current
         self.state.apply(move)
         self.log.append(f"player_{seat}: {move}")
+        self.recorder.played(self.state, seat, move, view)
 
     def next_hand(self) -> None:
         self.state.start_next_hand()
         self.log.append(f"hand {self.state.hand_number + 1} dealt")
+        self.recorder.new_hand(self.state)
+
+    def record(self) -> Record:
+        """The match record so far (``finished`` once the match is over)."""
+        return self.recorder.record()
 
     def text(self, viewer: int | None) -> str:
         return self.game.raw_env.renderer(self.state, viewer)
@@ -123,6 +152,7 @@ class Table:
             "seed": self.seed,
             "log": list(self.log),
             "state": self.state.to_dict(),
+            "record": self.record().to_dict(),
         }
 
     @classmethod
@@ -138,7 +168,9 @@ class Table:
             raise ValueError(f"not a saved game: missing or malformed {err}") from err
         if len(seats) != state.num_players:
             raise ValueError(f"{len(seats)} seats for a {state.num_players}-player state")
-        return cls._built(spec, seats, seed, state, log)
+        # A game saved before records were kept has none: it is recorded from here on.
+        record = Record.from_dict(data["record"]) if "record" in data else None
+        return cls._built(spec, seats, seed, state, log, record)
 
 
 def _check_plays(agent: Agent, spec: str, state: MatchState, game: GameSpec) -> None:
@@ -259,6 +291,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--hands", type=int, default=None, help="shorten the match")
     parser.add_argument("--load", type=Path, default=None, help="resume a saved match")
     parser.add_argument("--save", type=Path, default=None, help="where a bare 's' saves")
+    parser.add_argument(
+        "--record", type=Path, default=None, help="write the match record here at the end"
+    )
     args = parser.parse_args(argv)
     try:
         if args.load is not None:
@@ -278,7 +313,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\nInterrupted: game left unfinished.")
         return 130
+    finally:
+        if args.record is not None:
+            _write_record(table, args.record)
     return 0
+
+
+def _write_record(table: Table, path: Path) -> None:
+    try:
+        save_record(table.record(), path)
+        print(f"Match record written to {path}")
+    except OSError as err:
+        print(f"Could not write the match record to {path}: {err.strerror}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -307,6 +307,16 @@ class Recorder:
             }
         self._state = state
 
+    def resume(self, record: Record, state: MatchState) -> None:
+        """Carry on from ``record`` (a saved game's), whose moves must end in ``state``."""
+        end = record.states(len(record.hands) - 1)[-1]
+        if record.game.name != self.game.name or end.to_dict() != state.to_dict():
+            raise ValueError("the saved match record does not end in the saved state")
+        self.seats = list(record.seats)
+        self.info = dict(record.info)
+        self.hands = [HandRecord(h.start, list(h.steps), h.result) for h in record.hands]
+        self._state = state
+
     def new_hand(self, state: MatchState) -> None:
         self.hands.append(HandRecord(state.copy()))
         self._state = state

@@ -28,10 +28,17 @@ percentiles of the ratings refitted to bootstrap resamples of the deals.
 ``--workers N`` plays the deals in N processes, each building the agents from their
 specs; every match reseeds its agents from (seed, deal, rotation, seat), so the results
 are identical to a serial run's.
+
+``--record DIR`` writes match records (:mod:`spinner_env.records`) into DIR, one JSON
+file per match: every match (``--record-matches all``), those the first agent lost
+(``lost``), or the N where its total was furthest above the best other seat's
+(``worst:N``); ``--record-views`` has each agent say what it saw at every decision.
+Recording plays the same moves: the results are those of a run without it.
 """
 
 from __future__ import annotations
 
+import heapq
 import itertools
 import json
 import math
@@ -47,12 +54,13 @@ from typing import Any
 import numpy as np
 import yaml
 from spinner_env.agents import make_agent
-from spinner_env.agents.base import Agent, choose_move
+from spinner_env.agents.base import Agent, choose_move_explained
 from spinner_env.train.cli import ArgumentParser, fail_cleanly
 from tqdm import tqdm
 
 from spinner_env.files import atomic_write, write_text_atomic
 from spinner_env.games import GameSpec, game_spec
+from spinner_env.records import Record, Recorder, Seat, save_record
 
 Z95 = 1.96
 RATE = (0.0, 1.0)
@@ -70,6 +78,8 @@ class MatchRecord:
     totals: tuple[int, ...]
     hand_winners: tuple[int, ...]
     hand_points: tuple[tuple[int, ...], ...]
+    recording: Record | None = None
+    """The match's record (:mod:`spinner_env.records`), when it was recorded."""
 
 
 @dataclass(frozen=True)
@@ -99,28 +109,51 @@ def play_match(
     seat_agents: Sequence[Agent],
     rules: dict[str, Any] | None = None,
     on_move: MoveWatcher | None = None,
+    record: Recording | None = None,
 ) -> MatchRecord:
     """Play one full match of ``game`` dealt from ``seed``; seat s is ``seat_agents[s]``.
     ``on_move(state, seat_agents, seat, move)``, if given, sees every move just after it is
-    played (a hand's last move with ``state.hand_over`` true and the hands as scored)."""
+    played (a hand's last move with ``state.hand_over`` true and the hands as scored).
+    ``record``: keep the match's record in the result's ``recording``."""
     state = game.new_state(num_players, seed, **(rules or {}))
+    recorder = None if record is None else Recorder(game, state, record.seats, record.info)
+    explain = record is not None and record.views
     while True:
         legal = state.legal_moves()
         seat = state.current
-        move = legal[0] if len(legal) == 1 else choose_move(seat_agents[seat], state, game.encoding)
+        view = None
+        if len(legal) == 1:
+            move = legal[0]
+        else:
+            move, view = choose_move_explained(seat_agents[seat], state, game.encoding, explain)
         state.play_legal(move)
         if on_move is not None:
             on_move(state, seat_agents, seat, move)
+        if recorder is not None:
+            recorder.played(state, seat, move, view)
         if state.hand_over:
             if state.match_over:
                 break
             state.start_next_hand()
+            if recorder is not None:
+                recorder.new_hand(state)
     return MatchRecord(
         seat_names=tuple(a.name for a in seat_agents),
         totals=tuple(state.totals),
         hand_winners=tuple(r.winner for r in state.results),
         hand_points=tuple(tuple(r.points) for r in state.results),
+        recording=None if recorder is None else recorder.record(),
     )
+
+
+@dataclass(frozen=True)
+class Recording:
+    """What a recorded match's record names: its seats, and ``info`` (where it came from);
+    ``views``: ask each agent what it saw (:meth:`Agent.act_explained`)."""
+
+    seats: Sequence[Seat]
+    info: dict[str, Any]
+    views: bool = False
 
 
 def deal_seed(seed: int, deal: int) -> int:
@@ -134,9 +167,11 @@ def play_deal(
     deal: int,
     rules: dict[str, Any] | None = None,
     on_move: MoveWatcher | None = None,
+    record: Recording | None = None,
 ) -> list[MatchRecord]:
     """The deal ``deal`` played once per rotation of ``lineup`` around the table
-    (``on_move``: as :func:`play_match` takes it)."""
+    (``on_move``: as :func:`play_match` takes it; ``record``: the lineup's seats and
+    the info every match's record carries, with its deal and rotation added)."""
     n = len(lineup)
     dseed = deal_seed(seed, deal)
     records = []
@@ -144,7 +179,14 @@ def play_deal(
         seats = [lineup[(s + rotation) % n] for s in range(n)]
         for position, agent in enumerate(seats):
             agent.seed([seed, deal, rotation, position])
-        records.append(play_match(game, n, dseed, seats, rules, on_move))
+        rotated = None
+        if record is not None:
+            rotated = Recording(
+                [record.seats[(s + rotation) % n] for s in range(n)],
+                {**record.info, "deal": deal, "rotation": rotation},
+                record.views,
+            )
+        records.append(play_match(game, n, dseed, seats, rules, on_move, rotated))
     return records
 
 
@@ -431,22 +473,100 @@ class DealPlayer:
     game: GameSpec
     seed: int
     rules: dict[str, Any]
+    record: Sequence[str] | None = None
+    """The agents' specs, to record every match (the records come back third)."""
+    views: bool = False
 
-    def __call__(self, task: tuple[tuple[int, ...], int]) -> tuple[dict, dict]:
+    def __call__(self, task: tuple[tuple[int, ...], int]) -> tuple[dict, dict, list[Record]]:
         lineup, deal = task
+        recording = None
+        if self.record is not None:
+            seats = [Seat(self.record[i], self.agents[i].name) for i in lineup]
+            recording = Recording(seats, {"source": "spinner-evaluate"}, self.views)
         records = play_deal(
-            self.game, [self.agents[i] for i in lineup], self.seed, deal, self.rules
+            self.game,
+            [self.agents[i] for i in lineup],
+            self.seed,
+            deal,
+            self.rules,
+            None,
+            recording,
         )
-        return deal_summary(records), pair_counts(records)
+        kept = [r.recording for r in records if r.recording is not None]
+        return deal_summary(records), pair_counts(records), kept
+
+
+RECORD_CHOICES = ("all", "lost", "worst:N")
+
+
+@dataclass
+class RecordKeeper:
+    """Writes the records ``--record`` keeps into ``folder``: every match (``all``), those
+    the first agent lost (``lost``: none of its seats among the winners, S7.2), or the
+    ``count`` where its total was furthest above the best other seat's (``worst``)."""
+
+    folder: Path
+    which: str = "all"
+    count: int = 0
+    agent: str = ""
+    """The first agent's name (``lost`` and ``worst`` judge its matches)."""
+    written: int = 0
+    _offered: int = 0
+    _worst: list[tuple[int, int, Record]] = field(default_factory=list)
+
+    @classmethod
+    def parse(cls, folder: Path, text: str) -> RecordKeeper:
+        """From ``--record-matches``: ``all``, ``lost`` or ``worst:N``."""
+        which, _, count = text.partition(":")
+        if which in ("all", "lost") and not count:
+            return cls(folder, which)
+        if which == "worst" and count.isdigit() and int(count) > 0:
+            return cls(folder, which, int(count))
+        raise ValueError(f"--record-matches {text!r}: one of {', '.join(RECORD_CHOICES)}")
+
+    def offer(self, record: Record) -> None:
+        mine = [s for s, seat in enumerate(record.seats) if seat.name == self.agent]
+        others = [t for s, t in enumerate(record.totals) if s not in mine]
+        if self.which == "all":
+            self._write(record)
+        elif not mine or not others:
+            return
+        elif self.which == "lost":
+            if min(record.totals[s] for s in mine) > min(record.totals):
+                self._write(record)
+        else:
+            margin = min(record.totals[s] for s in mine) - min(others)
+            self._offered += 1
+            entry = (margin, -self._offered, record)  # equal margins: the earlier stays
+            if len(self._worst) < self.count:
+                heapq.heappush(self._worst, entry)
+            else:
+                heapq.heappushpop(self._worst, entry)
+
+    def close(self) -> int:
+        """Write what ``worst`` kept; how many records were written in all."""
+        for _, _, record in sorted(self._worst, key=lambda e: (-e[0], -e[1])):
+            self._write(record)
+        self._worst = []
+        return self.written
+
+    def _write(self, record: Record) -> None:
+        info = record.info
+        name = f"lineup{info['lineup']:03d}-deal{info['deal']:05d}-rotation{info['rotation']}.json"
+        save_record(record, self.folder / name)
+        self.written += 1
 
 
 _worker_player: DealPlayer | None = None
 
 
-def _start_worker(specs: Sequence[str], game: str, seed: int, rules: dict[str, Any]) -> None:
+def _start_worker(
+    specs: Sequence[str], game: str, seed: int, rules: dict[str, Any], record: bool, views: bool
+) -> None:
     global _worker_player
     spec = game_spec(game)
-    _worker_player = DealPlayer(build_agents(specs, spec), spec, seed, rules)
+    recorded = list(specs) if record else None
+    _worker_player = DealPlayer(build_agents(specs, spec), spec, seed, rules, recorded, views)
     one_thread_each()  # the processes are the parallelism
 
 
@@ -460,7 +580,7 @@ def one_thread_each() -> None:
         sys.modules["torch"].set_num_threads(1)
 
 
-def _play_in_worker(task: tuple[tuple[int, ...], int]) -> tuple[dict, dict]:
+def _play_in_worker(task: tuple[tuple[int, ...], int]) -> tuple[dict, dict, list[Record]]:
     assert _worker_player is not None, "the worker was started without agents"
     return _worker_player(task)
 
@@ -489,6 +609,8 @@ def tournament(
     workers: int = 1,
     league: bool = False,
     anchor: str | None = None,
+    record: RecordKeeper | None = None,
+    record_views: bool = False,
 ) -> Report:
     """Play ``matches`` matches (rounded up to whole deals) for each lineup, and sum up.
 
@@ -496,6 +618,8 @@ def tournament(
     and each worker process builds its own. Agents sharing a name are pooled (several
     seats of one baseline); agents of different kinds must have different names.
     ``league``: fit ratings (:func:`league_ratings`), ``anchor`` (an agent's name) at 0.
+    ``record``: offer every match's record to it (``record_views``: with what the agents
+    saw), which writes those it keeps; the results are the same.
     """
     spec = game_spec(game)
     rules = dict(rules or {})
@@ -518,10 +642,22 @@ def tournament(
     index = {name: i for i, name in enumerate(names)}
     wins = np.zeros((deals, len(names), len(names)))
     games = np.zeros_like(wins)
+    specs = [a if isinstance(a, str) else a.name for a in agents]
+    if record is not None:
+        record.agent = built[0].name
+        record.folder.mkdir(parents=True, exist_ok=True)
+    lineup_index = {lineup: i for i, lineup in enumerate(lineups)}
+    recording = (specs, record_views) if record is not None else None
     with tqdm(total=len(tasks) * num_players, unit="match", disable=not progress) as bar:
-        for (_, deal), (summary, counts) in zip(
-            tasks, _play_all(tasks, built, agents, spec, seed, rules, workers), strict=True
+        for (lineup, deal), (summary, counts, kept) in zip(
+            tasks,
+            _play_all(tasks, built, agents, spec, seed, rules, workers, recording),
+            strict=True,
         ):
+            for match in kept:
+                assert record is not None
+                match.info["lineup"] = lineup_index[lineup]
+                record.offer(match)
             per_deal.append(summary)
             pair_deal.append({pair: won / count for pair, (won, count) in counts.items()})
             for (a, b), (won, count) in counts.items():
@@ -557,16 +693,18 @@ def _play_all(
     seed: int,
     rules: dict[str, Any],
     workers: int,
-) -> Iterable[tuple[dict, dict]]:
-    """Every task's result, in the order of ``tasks``, played here or by ``workers``."""
+    recording: tuple[list[str], bool] | None = None,
+) -> Iterable[tuple[dict, dict, list[Record]]]:
+    """Every task's result, in the order of ``tasks``, played here or by ``workers``
+    (``recording``: the agents' specs and whether to ask for views, to record)."""
+    specs, views = recording if recording is not None else (None, False)
     if workers == 1:
-        yield from map(DealPlayer(built, spec, seed, rules), tasks)
+        yield from map(DealPlayer(built, spec, seed, rules, specs, views), tasks)
         return
     # spawn, not fork: a forked copy of a process that has started torch's threads can hang.
     context = multiprocessing.get_context("spawn")
-    with context.Pool(
-        workers, initializer=_start_worker, initargs=(list(given), spec.name, seed, rules)
-    ) as pool:
+    initargs = (list(given), spec.name, seed, rules, specs is not None, views)
+    with context.Pool(workers, initializer=_start_worker, initargs=initargs) as pool:
         yield from pool.imap(_play_in_worker, tasks)
 
 
@@ -615,6 +753,18 @@ def main(argv: Sequence[str] | None = None) -> Report:
     parser.add_argument(
         "--workers", type=int, default=1, help="processes to play the deals (same results)"
     )
+    parser.add_argument(
+        "--record", type=Path, default=None, metavar="DIR", help="write match records into DIR"
+    )
+    parser.add_argument(
+        "--record-matches",
+        default="all",
+        metavar="WHICH",
+        help="which matches --record writes: all, lost (by the first agent), worst:N",
+    )
+    parser.add_argument(
+        "--record-views", action="store_true", help="records carry what each agent saw"
+    )
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
     with fail_cleanly(parser, args.debug):
@@ -629,6 +779,9 @@ def main(argv: Sequence[str] | None = None) -> Report:
             rules[key] = yaml.safe_load(value)
         if args.out is not None:
             check_output(args.out)
+        keeper = None
+        if args.record is not None:
+            keeper = RecordKeeper.parse(args.record, args.record_matches)
         anchor = args.anchor
         if args.league and anchor is None and "random" in args.agents:
             anchor = "random"
@@ -644,7 +797,11 @@ def main(argv: Sequence[str] | None = None) -> Report:
             workers=args.workers,
             league=args.league,
             anchor=anchor,
+            record=keeper,
+            record_views=args.record_views,
         )
+        if keeper is not None:
+            print(f"wrote {keeper.close()} match records into {args.record}")
         report.command = "spinner-evaluate " + " ".join(argv if argv is not None else sys.argv[1:])
         print(report.table())
         if args.out is not None:

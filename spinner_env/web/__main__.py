@@ -26,6 +26,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--max-games", type=int, default=64, help="games held at once")
     parser.add_argument(
+        "--records-dir",
+        type=Path,
+        default=None,
+        help="match records of finished and abandoned games, read by the replay viewer "
+        "(default: DATA_DIR/records)",
+    )
+    parser.add_argument(
         "--checkpoint",
         action="append",
         default=[],
@@ -34,7 +41,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     try:
-        app = create_app(args.data_dir, args.max_games, args.checkpoint)
+        app = create_app(args.data_dir, args.max_games, args.checkpoint, args.records_dir)
     except (ValueError, OSError) as err:
         print(f"spinner-web: {err}", file=sys.stderr)
         return 2

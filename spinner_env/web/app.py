@@ -40,6 +40,7 @@ from spinner_env.match import Draw, Pass
 from spinner_env.mexican_train import MexicanTrainState
 from spinner_env.picture import table_scene, to_svg
 from spinner_env.play import HUMAN, Table, seat_specs
+from spinner_env.records import save_record
 from spinner_env.spinner import SpinnerTile
 from spinner_env.web.store import GameStore, UnknownGameError
 
@@ -64,14 +65,30 @@ class SeatRequest(BaseModel):
     seat: int
 
 
-def create_app(data_dir: Path, max_games: int = 64, checkpoints: Sequence[str] = ()) -> FastAPI:
+def create_app(
+    data_dir: Path,
+    max_games: int = 64,
+    checkpoints: Sequence[str] = (),
+    records_dir: Path | None = None,
+) -> FastAPI:
     """The app, holding at most ``max_games`` games, each kept in ``data_dir``.
+
+    ``records_dir`` (default ``data_dir/records``) receives the match record of every game
+    that finishes, and of every game dropped unfinished (abandoned), as ``{id}.json``; the
+    replay viewer reads its records from there.
 
     Opponents are agent names (``make_agent`` decides which exist); a checkpoint file is
     loaded only if it is one of ``checkpoints``, so a request cannot make the server read
     any file it names.
     """
-    store = GameStore(data_dir, max_games)
+    records = records_dir if records_dir is not None else data_dir / "records"
+    records.mkdir(parents=True, exist_ok=True)
+
+    def keep_record(game_id: str, table: Table) -> None:
+        if any(hand.steps for hand in table.recorder.hands):
+            save_record(table.record(), records / f"{game_id}.json")
+
+    store = GameStore(data_dir, max_games, on_drop=keep_record)
     agent_choices = [*BASELINES, "checkpoint", *checkpoints]
     app = FastAPI(title="spinner-env web game")
     app.state.store = store
@@ -138,6 +155,8 @@ def create_app(data_dir: Path, max_games: int = 64, checkpoints: Sequence[str] =
             table.play(legal[request.action])
             steps = _agents_play(table, seat)
             store.save(game_id)
+            if table.state.match_over:
+                keep_record(game_id, table)
             return _answer(game_id, table, seat, steps)
 
     @app.post("/api/games/{game_id}/next-hand")
@@ -152,6 +171,8 @@ def create_app(data_dir: Path, max_games: int = 64, checkpoints: Sequence[str] =
             table.next_hand()
             steps = _agents_play(table, seat)
             store.save(game_id)
+            if table.state.match_over:
+                keep_record(game_id, table)
             return _answer(game_id, table, seat, steps)
 
     return app

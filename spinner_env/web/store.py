@@ -3,7 +3,8 @@
 Every change is written at once as the table's JSON (the engine's ``to_dict`` plus the
 seats and the log) with an atomic replace, so a server restarted at any moment finds
 every game as it was after its last answered request. When a new game would exceed
-``max_games``, the least recently used game is dropped, file and all.
+``max_games``, the least recently used game is dropped, file and all (``on_drop`` sees
+it first: the app keeps its match record).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import re
 import secrets
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
 
 from spinner_env.files import write_text_atomic
@@ -28,11 +30,17 @@ class UnknownGameError(KeyError):
 
 
 class GameStore:
-    def __init__(self, data_dir: Path, max_games: int) -> None:
+    def __init__(
+        self,
+        data_dir: Path,
+        max_games: int,
+        on_drop: Callable[[str, Table], None] | None = None,
+    ) -> None:
         if max_games < 1:
             raise ValueError(f"max_games must be at least 1, got {max_games}")
         self.data_dir = data_dir
         self.max_games = max_games
+        self.on_drop = on_drop
         self.lock = threading.Lock()
         """Held by a request for its whole read-change-write of a game."""
         self._tables: OrderedDict[str, Table] = OrderedDict()
@@ -64,7 +72,9 @@ class GameStore:
         game_id = secrets.token_hex(8)
         self._tables[game_id] = table
         while len(self._tables) > self.max_games:
-            dropped, _ = self._tables.popitem(last=False)
+            dropped, old = self._tables.popitem(last=False)
+            if self.on_drop is not None:
+                self.on_drop(dropped, old)
             (self.data_dir / f"{dropped}.json").unlink(missing_ok=True)
         self.save(game_id)
         return game_id
