@@ -24,8 +24,8 @@ import traceback
 from collections import Counter
 from dataclasses import dataclass, field
 
+from spinner_env.games import GAMES
 from spinner_env.mutation import (
-    GAMES,
     PLAYER_COUNTS,
     check_mutant,
     mutate,
@@ -53,7 +53,7 @@ class Tally:
 def fuzz_base(index: int, seed: int, mutants: int, actions: int, tally: Tally) -> None:
     """One base state, its mutants and its odd actions; failures go to the tally."""
     rng = random.Random(f"{seed}-{index}")
-    game = GAMES[index % len(GAMES)]
+    game = list(GAMES.values())[index % len(GAMES)]
     num_players = PLAYER_COUNTS[(index // len(GAMES)) % len(PLAYER_COUNTS)]
 
     def failed(err: Exception) -> None:  # the finding: anything but ValueError

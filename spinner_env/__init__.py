@@ -12,23 +12,19 @@ import gymnasium
 from pettingzoo.env_registry.registration import aec_registry, register
 
 from spinner_env import mexican_train_v0, spinner_v0
+from spinner_env.games import GAMES
 
 __version__ = "0.1.0"
 
-if "spinner_env/spinner-v0" not in aec_registry:
-    register("aec", "spinner_env/spinner-v0", entry_point="spinner_env.spinner_v0:env")
-
-if "spinner_env/mexican_train-v0" not in aec_registry:
-    register("aec", "spinner_env/mexican_train-v0", entry_point="spinner_env.mexican_train_v0:env")
-
 # Entry points are strings: registering imports nothing beyond the environments.
-for _gym_id, _game in (
-    ("spinner_env/Spinner-v0", "spinner"),
-    ("spinner_env/MexicanTrain-v0", "mexican_train"),
-):
-    if _gym_id not in gymnasium.registry:
+for _game in GAMES.values():
+    if _game.aec_id not in aec_registry:
+        register("aec", _game.aec_id, entry_point=f"{_game.raw_env.__module__}:env")
+    if _game.gym_id not in gymnasium.registry:
         gymnasium.register(
-            _gym_id, entry_point="spinner_env.wrappers:single_agent_env", kwargs={"game": _game}
+            _game.gym_id,
+            entry_point="spinner_env.wrappers:single_agent_env",
+            kwargs={"game": _game.name},
         )
 
 __all__ = ["mexican_train_v0", "spinner_v0"]

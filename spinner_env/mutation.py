@@ -5,61 +5,22 @@ The contract every state reader keeps (``from_dict``, ``from_position``, an env'
 state that passes ``validate()`` and plays on, by any legal moves, to the end of the
 match. :func:`check_mutant` plays one damaged state through that contract;
 ``tests/test_validation.py`` drives it with hypothesis, ``bench/fuzz.py`` a million times.
-Everything draws from a ``random.Random``, so a failure replays from its seed.
+Everything draws from a ``random.Random``, so a failure replays from its seed. The games
+are ``spinner_env.games.GAMES``: each record's ``random_rules`` draws the variants.
 """
 
 from __future__ import annotations
 
 import copy
 import random
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from spinner_env import mexican_train_v0, spinner_v0
 from spinner_env.aec import DominoAECEnv, Encoding
+from spinner_env.games import GameSpec
 from spinner_env.match import MatchState
-from spinner_env.mexican_train import MexicanTrainRules, MexicanTrainState
-from spinner_env.spinner import SpinnerRules, SpinnerState
 
-
-@dataclass(frozen=True)
-class Game:
-    """A game as the fuzzers see it: random rules, its engine, encoding and raw env."""
-
-    name: str
-    state_class: type[MatchState]
-    encoding: Encoding
-    raw_env: Callable[..., DominoAECEnv]
-    random_rules: Callable[[random.Random, int], Any]
-
-
-GAMES = (
-    Game(
-        "spinner",
-        SpinnerState,
-        spinner_v0.ENCODING,
-        spinner_v0.raw_env,
-        lambda rng, n: SpinnerRules(
-            num_players=n,
-            num_hands=rng.randint(1, 10),
-            draw_until_playable=rng.random() < 0.3,
-            shortened=rng.random() < 0.3,
-            seeded_first_dealer=rng.random() < 0.3,
-        ),
-    ),
-    Game(
-        "mexican_train",
-        MexicanTrainState,
-        mexican_train_v0.ENCODING,
-        mexican_train_v0.raw_env,
-        lambda rng, n: MexicanTrainRules(
-            num_players=n, num_rounds=rng.randint(1, 13), double_blank_50=rng.random() < 0.3
-        ),
-    ),
-)
 PLAYER_COUNTS = range(2, 9)
 
 ODD_VALUES: tuple[Any, ...] = (
@@ -69,7 +30,7 @@ ODD_VALUES: tuple[Any, ...] = (
 """Replacement values: edges of every range, wrong types, tiles of either game."""
 
 
-def random_state(game: Game, num_players: int, rng: random.Random) -> MatchState:
+def random_state(game: GameSpec, num_players: int, rng: random.Random) -> MatchState:
     """A match of random rules, played by random legal moves for a random while."""
     rules = game.random_rules(rng, num_players)
     state = game.state_class.new(rules, seed=rng.randrange(2**63))  # type: ignore[attr-defined]
@@ -154,7 +115,7 @@ def play_out(state: MatchState, encoding: Encoding, rng: random.Random) -> int:
         decisions += 1
 
 
-def check_mutant(game: Game, data: dict[str, Any], rng: random.Random) -> int:
+def check_mutant(game: GameSpec, data: dict[str, Any], rng: random.Random) -> int:
     """Read a (damaged) state's dict, as ``from_dict`` and an env's reset do: ValueError,
     or a state that plays to the end. The number of decisions played."""
     state = game.state_class.from_dict(data)  # type: ignore[attr-defined]
@@ -196,10 +157,8 @@ def _env_arguments(rules: Any) -> dict[str, Any]:
 
 
 __all__ = [
-    "GAMES",
     "ODD_VALUES",
     "PLAYER_COUNTS",
-    "Game",
     "check_mutant",
     "mutate",
     "odd_actions",

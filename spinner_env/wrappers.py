@@ -39,8 +39,8 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from spinner_env import mexican_train_v0, spinner_v0
 from spinner_env.aec import Encoding, action_id, check_choice, checked_seed
+from spinner_env.games import GAMES
 
 
 class Opponent(Protocol):
@@ -226,13 +226,6 @@ class SingleAgentEnv(gymnasium.Env):
         return info
 
 
-GAMES: dict[str, Callable[..., AECEnv]] = {
-    "spinner": spinner_v0.raw_env,
-    "mexican_train": mexican_train_v0.raw_env,
-}
-"""Each game's raw AEC environment, by the name :func:`single_agent_env` takes."""
-
-
 def single_agent_env(
     game: str,
     opponents: str | Sequence[str] | Opponent | Sequence[Opponent] | OpponentSampler = "random",
@@ -242,7 +235,8 @@ def single_agent_env(
     dict_observation: bool = False,
     **env_kwargs: Any,
 ) -> SingleAgentEnv:
-    """A :class:`SingleAgentEnv` of ``game`` (a key of :data:`GAMES`) built from the game's
+    """A :class:`SingleAgentEnv` of ``game`` (a name of ``spinner_env.games.GAMES``) built
+    from the game's
     ``raw_env`` arguments (``env_kwargs``): what ``gym.make("spinner_env/Spinner-v0")``
     and ``gym.make("spinner_env/MexicanTrain-v0")`` call.
 
@@ -251,7 +245,7 @@ def single_agent_env(
     name for every other seat or a list of one per seat.
     """
     check_choice("game", game, list(GAMES))
-    aec_env = GAMES[game](**env_kwargs)
+    aec_env = GAMES[game].raw_env(**env_kwargs)
     if isinstance(opponents, str):
         opponents = _named_opponent(opponents, aec_env.encoding)
     elif isinstance(opponents, (list, tuple)):

@@ -19,13 +19,14 @@ from hypothesis import strategies as st
 from spinner_env.agents import RandomAgent
 
 from spinner_env import mexican_train_v0, spinner_v0
+from spinner_env.games import GAMES
 from spinner_env.mexican_train import ALL_TILES as MT_TILES
 from spinner_env.mexican_train import MexicanTrainRules, MexicanTrainState
-from spinner_env.mutation import GAMES, PLAYER_COUNTS, check_mutant, mutate, random_state
+from spinner_env.mutation import PLAYER_COUNTS, check_mutant, mutate, random_state
 from spinner_env.spinner import ALL_TILES, SpinnerRules, SpinnerState
 from spinner_env.wrappers import SingleAgentEnv
 
-SPINNER, MEXICAN_TRAIN = GAMES
+SPINNER, MEXICAN_TRAIN = GAMES.values()
 
 
 def spinner_dict(num_players: int = 3) -> dict:
@@ -195,7 +196,7 @@ def test_every_state_reached_in_play_validates():
 
 @settings(max_examples=120, deadline=None)
 @given(
-    game=st.sampled_from(GAMES),
+    game=st.sampled_from(list(GAMES.values())),
     num_players=st.sampled_from(PLAYER_COUNTS),
     rng=st.randoms(use_true_random=False),
 )

@@ -227,11 +227,6 @@ class TrainConfig:
         _at_least("torch_threads", self.torch_threads, 1)
         _at_least("checkpoint_every", self.checkpoint_every, 0)
         spec = game_spec(self.game)
-        if self.backend == "batched":
-            from spinner_env.train.vec_env import VEC_ENVS  # numba: only for the batched backend
-
-            if self.game not in VEC_ENVS:
-                raise ValueError(f"backend: batched plays {', '.join(VEC_ENVS)} only")
         spec.raw_env(num_players=self.num_players)  # the game knows its player counts
         try:
             # ... and checks its own arguments: rules, reward, episode.

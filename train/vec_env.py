@@ -25,6 +25,7 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvWrapper
 from spinner_env.aec import check_choice
 from spinner_env.batched.core import action_ids
 from spinner_env.batched.vector import LearnerBatch, Rules
+from spinner_env.games import GAMES
 from spinner_env.mexican_train import MexicanTrainRules
 from spinner_env.spinner import SpinnerRules
 
@@ -155,13 +156,6 @@ class WithFeatures(VecEnvWrapper):
         return self.features(obs), rewards, dones, infos
 
 
-VEC_ENVS: dict[str, type[BatchedVecEnv]] = {
-    "spinner": SpinnerVecEnv,
-    "mexican_train": MexicanTrainVecEnv,
-}
-"""The SB3 adapter of each game, by its name in ``spinner_env.games``."""
-
-
 def make_vec_env(
     num_envs: int,
     num_players: int,
@@ -174,11 +168,11 @@ def make_vec_env(
     episode: str = "match",
     **rules: Any,
 ) -> BatchedVecEnv:
-    """The ``game``'s VecEnv (:data:`VEC_ENVS`) from the arguments its ``raw_env`` takes
-    (the variant flags go to its rules class): what ``spinner_env.train.ppo`` builds for
-    ``backend: batched``."""
-    check_choice("game", game, list(VEC_ENVS))
-    vec_env = VEC_ENVS[game]
+    """The ``game``'s VecEnv (its record's ``vec_env``, ``spinner_env.games``) from the
+    arguments its ``raw_env`` takes (the variant flags go to its rules class): what
+    ``spinner_env.train.ppo`` trains on."""
+    check_choice("game", game, list(GAMES))
+    vec_env = GAMES[game].vec_env()
     return vec_env(
         num_envs,
         vec_env.rules_class(num_players=num_players, **rules),
@@ -191,7 +185,6 @@ def make_vec_env(
 
 
 __all__ = [
-    "VEC_ENVS",
     "BatchedVecEnv",
     "MexicanTrainVecEnv",
     "SpinnerVecEnv",
