@@ -40,7 +40,9 @@ def serve(data_dir: Path) -> tuple[str, uvicorn.Server, threading.Thread]:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    config = uvicorn.Config(create_app(data_dir), host="127.0.0.1", port=port, log_level="warning")
+    # log_config=None: uvicorn's logging set-up would close the handlers this process
+    # already has (absl's, once OpenSpiel is imported, holds pytest's captured stderr).
+    config = uvicorn.Config(create_app(data_dir), host="127.0.0.1", port=port, log_config=None)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

@@ -72,7 +72,9 @@ def server(tmp_path: Path) -> Iterator[tuple[str, object]]:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
+    # log_config=None: uvicorn's logging set-up would close the handlers this process
+    # already has (absl's, once OpenSpiel is imported, holds pytest's captured stderr).
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_config=None)
     uv = uvicorn.Server(config)
     thread = threading.Thread(target=uv.run, daemon=True)
     thread.start()
