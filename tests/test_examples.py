@@ -3,28 +3,27 @@ seat's credited rewards add up, episode by episode, to its match outcome.
 
 The examples are scripts that import their sibling ``example_kit`` module, so they are
 imported here with examples/ on the path. RLlib pins its own gymnasium and runs from
-``.venv-rllib`` (``make rllib-venv``); without it the RLlib test is skipped, except in CI
-(``CI=true``), where it fails.
+``.venv-rllib`` (``make rllib-venv``), inside the loopback-only network namespace of
+``ray_sandbox`` (tests/ray_sandbox.py); without the venv or a namespace the RLlib test is
+skipped, except in CI (``CI=true``), where it fails.
 """
 
 from __future__ import annotations
 
 import importlib
 import json
-import os
-import subprocess
 from pathlib import Path
 from types import ModuleType
 
 import numpy as np
 import pytest
+from ray_sandbox import RLLIB_PYTHON, RaySandbox, skip_or_fail
 
 from spinner_env import spinner_v0
 from spinner_env.aec import zero_sum_outcome
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
-RLLIB_PYTHON = ROOT / ".venv-rllib" / "bin" / "python"
 
 
 @pytest.fixture
@@ -152,21 +151,12 @@ def test_pettingzoo_supersuit_wrappers(examples):
         assert verdicts[name].startswith("cannot be built")
 
 
-def test_rllib_ppo_in_its_own_venv():
+def test_rllib_ppo_in_its_own_venv(ray_sandbox: RaySandbox):
+    """A local Ray (the sandbox drops ``RAY_ADDRESS``), over loopback only."""
     if not RLLIB_PYTHON.exists():
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{RLLIB_PYTHON} not found: CI must run `make rllib-venv`")
-        pytest.skip("no .venv-rllib: `make rllib-venv` builds it")
-    # A local Ray, whatever cluster the caller's shell names.
-    env = {key: value for key, value in os.environ.items() if key != "RAY_ADDRESS"}
-    run = subprocess.run(
-        [str(RLLIB_PYTHON), str(EXAMPLES / "rllib_ppo.py"), "--steps", "400"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=env,
-        cwd=ROOT,
-    )
+        skip_or_fail(f"{RLLIB_PYTHON} not found: `make rllib-venv` builds it")
+    command = [str(RLLIB_PYTHON), str(EXAMPLES / "rllib_ppo.py"), "--steps", "400"]
+    run = ray_sandbox.run(command, timeout=300)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     record = json.loads(run.stdout.strip().splitlines()[-1])
     assert record["args"]["env_runners"] >= 2
