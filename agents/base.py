@@ -21,6 +21,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from spinner_env.aec import Encoding
+from spinner_env.games import CompiledPlayer
 from spinner_env.match import MatchState
 
 
@@ -133,6 +134,13 @@ class Agent(ABC):
     def seed(self, seed: int | Sequence[int] | None) -> None:
         """Restart the agent's randomness from ``seed``."""
         self.rng = np.random.default_rng(seed)
+
+    def compiled_twin(self, rules: Any) -> CompiledPlayer | None:
+        """The compiled player that decides as this agent does under ``rules`` (the
+        batched engine's opponents and the search players' rollouts play it), or None:
+        the agent plays as itself. Tests hold every declared twin to its agent decision
+        by decision; a subclass that decides otherwise declares None."""
+        return None
 
     def act(
         self,

@@ -7,6 +7,8 @@ from typing import Any
 import numpy as np
 from spinner_env.agents.base import Agent, EngineView
 
+from spinner_env.games import CompiledPlayer
+
 
 class RandomAgent(Agent):
     """Uniform over the legal actions."""
@@ -18,6 +20,11 @@ class RandomAgent(Agent):
         self, observation: np.ndarray | None, legal: np.ndarray, view: EngineView | None
     ) -> int:
         return int(self.rng.choice(legal))
+
+    def compiled_twin(self, rules: Any) -> CompiledPlayer:
+        """Uniform in compiled code too (from the compiled stream: the same distribution,
+        not the same draws)."""
+        return CompiledPlayer("random")
 
 
 class GreedyAgent(Agent):
@@ -35,6 +42,10 @@ class GreedyAgent(Agent):
         game, move_of = view.game, view.encoding.move_of
         weights = [_points(game, move_of(int(a))) for a in legal]
         return int(legal[int(np.argmax(weights))])
+
+    def compiled_twin(self, rules: Any) -> CompiledPlayer:
+        """Every game's compiled greedy: the heaviest tile, the lowest id among equals."""
+        return CompiledPlayer("greedy")
 
 
 def _points(game: Any, move: Any) -> int:

@@ -26,7 +26,8 @@ from spinner_env.agents.mexican_train_heuristic import (
     MexicanTrainWeights,
 )
 
-from spinner_env.mexican_train import MexicanTrainState
+from spinner_env.games import CompiledPlayer
+from spinner_env.mexican_train import MexicanTrainRules, MexicanTrainState
 from spinner_env.spinner import DOUBLE_SPINNER, Place, S, SpinnerState, SpinnerTile, tile_points
 
 
@@ -112,6 +113,13 @@ class HeuristicAgent(Agent):
         weights = self.weights.as_array()
         weights[-len(EXPERT_WEIGHT_NAMES) :] = 0.0
         return weights
+
+    def compiled_twin(self, rules: object) -> CompiledPlayer | None:
+        """The compiled heuristic with its weights: in Spinner :meth:`compiled_weights`, in
+        Mexican Train its Mexican Train player's twin."""
+        if isinstance(rules, MexicanTrainRules):
+            return self._mexican_train.compiled_twin(rules)
+        return CompiledPlayer("heuristic", self.compiled_weights())
 
     def count_hand(self, game: SpinnerState) -> HandCounts:
         """What :meth:`score` reads of the seat to act's hand, counted once per decision."""

@@ -23,7 +23,14 @@ from dataclasses import dataclass
 import numpy as np
 from spinner_env.agents.base import Agent, EngineView, lateness
 
-from spinner_env.mexican_train import MEXICAN, NUM_VALUES, MexicanTrainState, Place
+from spinner_env.games import CompiledPlayer
+from spinner_env.mexican_train import (
+    MEXICAN,
+    NUM_VALUES,
+    MexicanTrainRules,
+    MexicanTrainState,
+    Place,
+)
 
 
 @dataclass(frozen=True)
@@ -86,6 +93,12 @@ class MexicanTrainHeuristicAgent(MexicanTrainPlayer):
     def __init__(self, seed: int | None = None, weights: MexicanTrainWeights | None = None) -> None:
         super().__init__(seed)
         self.weights = weights or MexicanTrainWeights()
+
+    def compiled_twin(self, rules: object) -> CompiledPlayer | None:
+        """The compiled Mexican Train heuristic with its weights, in Mexican Train."""
+        if isinstance(rules, MexicanTrainRules):
+            return CompiledPlayer("heuristic", self.weights.as_array())
+        return None
 
     def scores(self, game: MexicanTrainState, moves: list[Place]) -> list[float]:
         fits = _fits_by_value(game)

@@ -44,9 +44,9 @@ from spinner_env.agents.base import Agent, EngineView
 from spinner_env.agents.features import FEATURES, ObservationFeatures
 from stable_baselines3.common.torch_layers import FlattenExtractor
 
-from spinner_env import mexican_train_v0, spinner_v0
 from spinner_env.aec import Encoding
 from spinner_env.files import write_bytes_atomic
+from spinner_env.games import GAMES, game_named_in_files
 
 FORMAT = "spinner-env-policy"
 FORMAT_VERSION = 3
@@ -56,13 +56,6 @@ them) load as before."""
 _FIELDS_SINCE = {"features": 2, "value": 3}
 """Header fields newer than format 1, by the version that added them."""
 SUFFIX = ".safetensors"
-
-_ENCODINGS: dict[str, Encoding] = {
-    "spinner": spinner_v0.ENCODING,
-    "mexican_train": mexican_train_v0.ENCODING,
-}
-"""The games by the names ``spinner_env.games`` gives them."""
-_ENCODINGS_BY_GAME = {encoding.game_name: encoding for encoding in _ENCODINGS.values()}
 
 _ACTIVATIONS = {
     "tanh": (torch.nn.Tanh, np.tanh),
@@ -338,7 +331,8 @@ class PolicyAgent(Agent):
         policy, header = load_policy(path, encoding)
         features = None
         if header.features:
-            game = encoding or _ENCODINGS_BY_GAME.get(header.game)
+            named = None if encoding else game_named_in_files(header.game)
+            game = encoding or (named.encoding if named else None)
             if game is None:
                 raise ValueError(f"{path}: features {list(header.features)} of no known game")
             features = ObservationFeatures(header.features, game)
@@ -495,7 +489,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     convert = commands.add_parser("convert", help="SB3 .zip/.pt (pickle) -> .safetensors")
     convert.add_argument("source", type=Path)
     convert.add_argument("target", type=Path)
-    convert.add_argument("--game", required=True, choices=sorted(_ENCODINGS))
+    convert.add_argument("--game", required=True, choices=sorted(GAMES))
     convert.add_argument(
         "--features",
         nargs="+",
@@ -515,7 +509,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         parser.error(f"the target's name must end in {SUFFIX}")
     try:
         agent = PolicyAgent.load_trusted_sb3(args.source)
-        save_policy(agent.policy, args.target, _ENCODINGS[args.game], args.features)
+        save_policy(agent.policy, args.target, GAMES[args.game].encoding, args.features)
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         raise SystemExit(2) from None

@@ -67,15 +67,11 @@ from typing import Any
 
 import numpy as np
 from spinner_env.agents.base import Agent, EngineView, GameView
-from spinner_env.agents.baselines import GreedyAgent
-from spinner_env.agents.expert import ExpertAgent
-from spinner_env.agents.heuristic import HeuristicAgent
 
 from spinner_env.aec import Encoding, hand_score_difference, zero_sum_outcome
 from spinner_env.belief import Belief
+from spinner_env.games import CompiledPlayer, game_of
 from spinner_env.match import MatchState
-from spinner_env.mexican_train import MexicanTrainRules, MexicanTrainState
-from spinner_env.spinner import SpinnerRules, SpinnerState
 
 if typing.TYPE_CHECKING:  # numba loads only when a rollout first needs the batched engine
     from spinner_env.batched.rollout import BatchedRollouts
@@ -208,7 +204,7 @@ class SearchAgent(Agent):
             from spinner_env.agents import make_agent  # agents/__init__ imports this module
 
             self._rollout_agent = make_agent(self.options.rollout)
-        self._compiled: dict[SpinnerRules | MexicanTrainRules, BatchedRollouts] = {}
+        self._compiled: dict[Any, BatchedRollouts] = {}
         """The batched engine's rollouts, one per rules (built on first use)."""
 
     def _play_out(self, game: MatchState, encoding: Encoding, rng: random.Random) -> PlayOut:
@@ -222,12 +218,13 @@ class SearchAgent(Agent):
 
     def _compiled_rollouts(self, game: MatchState) -> BatchedRollouts | None:
         """The batched engine's rollouts for ``game``'s rules, or None where the reference
-        engine must play (option ``engine``, the rollout policy)."""
+        engine must play (option ``engine``, the rollout policy's compiled twin)."""
         engine = self.options.engine
         if engine == "reference":
             return None
-        kind = self._compiled_kind(game)
-        if kind is None:
+        rules = game.rules  # type: ignore[attr-defined]  # every game's state has its rules
+        twin = self._compiled_twin(rules)
+        if twin is None:
             if engine == "batched":
                 raise ValueError(
                     f"engine=batched plays rollouts with random, greedy or heuristic moves "
@@ -235,44 +232,20 @@ class SearchAgent(Agent):
                     f"{self.options.rollout}"
                 )
             return None
-        rules = game.rules  # type: ignore[attr-defined]  # every game's state has its rules
         if rules not in self._compiled:
-            self._compiled[rules] = self._new_compiled_rollouts(game, kind)
+            self._compiled[rules] = (
+                game_of(game)
+                .rollouts()
+                .playing_as(twin, rules, to_match_end=self.options.score == "match")
+            )
         return self._compiled[rules]
 
-    def _new_compiled_rollouts(self, game: MatchState, kind: int) -> BatchedRollouts:
-        """The game's batched rollouts playing as the rollout policy (``kind``)."""
-        agent = self._rollout_agent
-        heuristic = agent if isinstance(agent, HeuristicAgent) else HeuristicAgent()
-        to_match_end = self.options.score == "match"
-        if isinstance(game, SpinnerState):
-            from spinner_env.batched.spinner_rollout import SpinnerRollouts
-
-            weights = heuristic.compiled_weights()
-            return SpinnerRollouts(game.rules, kind, weights, to_match_end=to_match_end)
-        assert isinstance(game, MexicanTrainState)  # the other game with a loader
-        from spinner_env.batched.mexican_train_rollout import MexicanTrainRollouts
-
-        weights = heuristic.mexican_train_weights.as_array()
-        return MexicanTrainRollouts(game.rules, kind, weights, to_match_end=to_match_end)
-
-    def _compiled_kind(self, game: MatchState) -> int | None:
-        """The compiled opponent kind that plays as the rollout policy, if there is one."""
-        if not isinstance(game, (SpinnerState, MexicanTrainState)) or not _numba_available():
+    def _compiled_twin(self, rules: Any) -> CompiledPlayer | None:
+        """The compiled player that plays as the rollout policy, if numba can run one."""
+        if not _numba_available():
             return None
-        from spinner_env.batched import spinner_opponents as kinds
-
         agent = self._rollout_agent
-        if agent is None:
-            return kinds.OPPONENT_RANDOM
-        if type(agent) is GreedyAgent:
-            return kinds.OPPONENT_GREEDY
-        if type(agent) is HeuristicAgent:
-            return kinds.OPPONENT_HEURISTIC
-        if type(agent) is ExpertAgent and isinstance(game, SpinnerState):
-            # By its weights; the Mexican Train expert has no compiled twin.
-            return kinds.OPPONENT_HEURISTIC
-        return None
+        return CompiledPlayer("random") if agent is None else agent.compiled_twin(rules)
 
     def _policy(self, encoding: Encoding, rng: random.Random) -> Policy:
         agent = self._rollout_agent

@@ -20,7 +20,8 @@ import numpy as np
 from spinner_env.agents import make_agent
 
 from spinner_env.batched.core import sample_legal
-from spinner_env.batched.vector import LearnerBatch, as_batched, batched_game
+from spinner_env.batched.vector import LearnerBatch, as_batched
+from spinner_env.games import game_of
 from spinner_env.mexican_train import MexicanTrainRules
 from spinner_env.spinner import SpinnerRules
 
@@ -32,8 +33,8 @@ OPPONENTS = {
 
 def read_back_cost(rules: SpinnerRules | MexicanTrainRules, check: bool, seconds: float) -> float:
     """Microseconds per ``state_of`` over the records of random play."""
-    game = batched_game(rules)
-    engine = game.engine_class(64, rules)
+    game = game_of(rules)
+    engine = game.engine()(64, rules)
     step = engine.reset(0)
     rng = np.random.default_rng(0)
     records = []
@@ -44,7 +45,7 @@ def read_back_cost(rules: SpinnerRules | MexicanTrainRules, check: bool, seconds
     started = time.process_time()
     while time.process_time() - started < seconds:
         for record in records:
-            game.state_of(record, rules, check)
+            game.rollouts().state_of(record, rules, check)
         done += len(records)
     return (time.process_time() - started) / done * 1e6
 

@@ -18,6 +18,8 @@ from functools import lru_cache
 from types import ModuleType
 from typing import Any
 
+import numpy as np
+
 from spinner_env import mexican_train_v0, spinner_v0
 from spinner_env.aec import DominoAECEnv, Encoding
 from spinner_env.match import MatchState
@@ -47,10 +49,13 @@ class GameSpec:
     engine_path: str
     """Its batched engine class (``spinner_env.batched.core.BatchedEngine``)."""
     opponents_path: str
-    """Its compiled opponents' module: ``advance_to_learner``, ``greedy_points(rules)``,
-    ``heuristic_policy(weights, name, rules)`` and ``NUM_WEIGHTS``."""
+    """Its compiled opponents' module: ``advance_to_learner`` (the compiled loop of
+    ``LearnerBatch``), ``greedy_points(rules)`` (what its compiled greedy maximises),
+    ``heuristic_policy(weights, name, rules)`` (the batched policy of its compiled
+    heuristic) and ``NUM_WEIGHTS`` (the length of that heuristic's weights)."""
     rollouts_path: str
-    """Its ``spinner_env.batched.rollout.BatchedRollouts`` (with ``state_of``)."""
+    """Its ``spinner_env.batched.rollout.BatchedRollouts`` subclass, whose ``state_of``
+    reads a record back as the reference state."""
     vec_env_path: str
     """Its Stable-Baselines3 VecEnv (``spinner_env.train.vec_env``)."""
 
@@ -83,6 +88,32 @@ class GameSpec:
 
     def vec_env(self) -> type:
         return _load(self.vec_env_path)
+
+
+COMPILED_KINDS = ("random", "greedy", "heuristic")
+"""The players every game's compiled opponents play (``OPPONENT_*`` of
+``spinner_env.batched.spinner_opponents``)."""
+
+
+@dataclass(frozen=True, eq=False)
+class CompiledPlayer:
+    """The compiled twin of a player: the kind of compiled opponent that decides exactly as
+    it does, and for ``heuristic`` the weights (the game's ``NUM_WEIGHTS`` of them) it reads.
+
+    A player declares its twin with ``compiled_twin(rules) -> CompiledPlayer | None``
+    (``spinner_env.agents.base.Agent`` and the batched policies); the batched engine's
+    opponents and the search players' rollouts play it in compiled code, where one exists
+    for those rules.
+    """
+
+    kind: str
+    weights: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in COMPILED_KINDS:
+            raise ValueError(f"kind must be one of {', '.join(COMPILED_KINDS)}, got {self.kind!r}")
+        if (self.kind == "heuristic") != (self.weights is not None):
+            raise ValueError("a compiled heuristic has weights, and only it")
 
 
 def _load(path: str) -> Any:
@@ -166,4 +197,12 @@ def game_named_in_files(game_name: str) -> GameSpec | None:
     return None
 
 
-__all__ = ["GAMES", "GameSpec", "game_named_in_files", "game_of", "game_spec"]
+__all__ = [
+    "COMPILED_KINDS",
+    "GAMES",
+    "CompiledPlayer",
+    "GameSpec",
+    "game_named_in_files",
+    "game_of",
+    "game_spec",
+]

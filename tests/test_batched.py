@@ -42,8 +42,8 @@ from spinner_env.batched.vector import (
     LearnerBatch,
     SpinnerVectorEnv,
     as_batched,
-    batched_game,
 )
+from spinner_env.games import game_of
 from spinner_env.match import MatchState, shuffled
 from spinner_env.mexican_train import MexicanTrainRules, MexicanTrainState
 from spinner_env.spinner import ALL_TILES, SpinnerRules
@@ -103,7 +103,7 @@ def position(state: MatchState) -> dict:
 
 def assert_reads_back(record: np.void, state: MatchState) -> None:
     """The record's reference state, read back and validated, is ``state``."""
-    read = batched_game(state.rules).state_of(record, state.rules)
+    read = game_of(state).rollouts().state_of(record, state.rules)
     assert position(read) == position(state)
 
 

@@ -27,7 +27,8 @@ from test_batched_heuristic import check_compiled_chooses_as
 from test_train import tiny_config
 
 from spinner_env.batched.spinner_heuristic import EXPERT_WEIGHT_NAMES
-from spinner_env.batched.vector import AgentPolicy, HeuristicPolicy, as_batched
+from spinner_env.batched.spinner_opponents import HeuristicPolicy
+from spinner_env.batched.vector import AgentPolicy, as_batched
 from spinner_env.mexican_train import MexicanTrainRules
 from spinner_env.spinner import SpinnerRules
 

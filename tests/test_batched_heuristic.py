@@ -25,7 +25,8 @@ from spinner_env.batched.spinner_heuristic import (
     heuristic_actions,
     heuristic_actions_from_obs,
 )
-from spinner_env.batched.vector import HeuristicPolicy, as_batched
+from spinner_env.batched.spinner_opponents import HeuristicPolicy
+from spinner_env.batched.vector import as_batched
 from spinner_env.spinner import SpinnerRules
 
 WEIGHT_SETS = {

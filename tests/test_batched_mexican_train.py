@@ -35,15 +35,12 @@ from spinner_env.batched.core import BatchedEngine, BatchStep, sample_legal
 from spinner_env.batched.mexican_train import BatchedMexicanTrain
 from spinner_env.batched.mexican_train_opponents import (
     WEIGHT_NAMES,
+    MexicanTrainHeuristicPolicy,
     heuristic_actions,
     heuristic_actions_from_obs,
 )
 from spinner_env.batched.spinner_opponents import OPPONENT_EXTERNAL
-from spinner_env.batched.vector import (
-    MexicanTrainHeuristicPolicy,
-    MexicanTrainVectorEnv,
-    as_batched,
-)
+from spinner_env.batched.vector import MexicanTrainVectorEnv, as_batched
 from spinner_env.mexican_train import MexicanTrainRules, MexicanTrainState
 
 

@@ -51,7 +51,8 @@ from spinner_env.batched.spinner_opponents import (
     OPPONENT_HEURISTIC,
     OPPONENT_RANDOM,
 )
-from spinner_env.mexican_train import NUM_VALUES
+from spinner_env.games import CompiledPlayer
+from spinner_env.mexican_train import NUM_VALUES, MexicanTrainRules
 from spinner_env.mexican_train_v0 import (
     MAX_PLAYERS,
     MEXICAN_SLOT,
@@ -98,6 +99,11 @@ def action_points(double_blank_50: bool) -> np.ndarray:
     if double_blank_50:
         points[: tiles.size][tiles == _DOUBLE_BLANK] = _DOUBLE_BLANK_50
     return points
+
+
+def greedy_points(rules: MexicanTrainRules) -> np.ndarray:
+    """What the compiled greedy maximises under ``rules`` (:func:`action_points`)."""
+    return action_points(rules.double_blank_50)
 
 
 @njit(cache=True)
@@ -311,15 +317,52 @@ def advance_to_learner(
                 break
 
 
+class MexicanTrainHeuristicPolicy:
+    """``spinner_env.agents.mexican_train_heuristic.MexicanTrainHeuristicAgent``'s play,
+    compiled, with its weights as ``MexicanTrainWeights.as_array()`` gives them;
+    ``double_blank_50`` is the rules' variant (M1.3), which the observation does not show."""
+
+    def __init__(
+        self, weights: np.ndarray, double_blank_50: bool = False, name: str = "heuristic"
+    ) -> None:
+        weights = np.asarray(weights, np.float64)
+        if weights.shape != (NUM_WEIGHTS,):
+            raise ValueError(f"weights must have shape ({NUM_WEIGHTS},), got {weights.shape}")
+        self.weights = weights
+        self.double_blank_50 = double_blank_50
+        self.name = name
+
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        return heuristic_actions_from_obs(obs, mask, self.weights, self.double_blank_50)
+
+    def compiled_twin(self, rules: object) -> CompiledPlayer | None:
+        """The compiled heuristic with these weights, in Mexican Train under the same
+        variant (M1.3)."""
+        if isinstance(rules, MexicanTrainRules) and rules.double_blank_50 == self.double_blank_50:
+            return CompiledPlayer("heuristic", self.weights)
+        return None
+
+
+def heuristic_policy(
+    weights: np.ndarray, name: str, rules: MexicanTrainRules
+) -> MexicanTrainHeuristicPolicy:
+    """The batched policy of the compiled heuristic with ``weights`` under ``rules``,
+    playing as ``name``."""
+    return MexicanTrainHeuristicPolicy(weights, rules.double_blank_50, name)
+
+
 drop_stale_cache(advance_to_learner)  # before anything compiled is loaded (see numba_cache)
 
 __all__ = [
     "NUM_WEIGHTS",
     "WEIGHT_NAMES",
+    "MexicanTrainHeuristicPolicy",
     "action_points",
     "advance_to_learner",
     "compiled_action",
+    "greedy_points",
     "heuristic_action",
     "heuristic_actions",
     "heuristic_actions_from_obs",
+    "heuristic_policy",
 ]

@@ -115,6 +115,7 @@ class MexicanTrainRollouts(BatchedRollouts):
     params_class = Params
     compiled = CompiledRules(_legal_mask, _play, _finish_round, compiled_action)
     load_state = staticmethod(load_state)
+    state_of = staticmethod(state_of)
 
 
 __all__ = ["MexicanTrainRollouts", "load_state", "state_of"]

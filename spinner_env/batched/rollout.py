@@ -13,8 +13,9 @@ computed by the engine's own hand end.
 
 One compiled loop (:func:`_play_out`) serves every game: it calls the rules through the
 stubs :func:`legal_mask`, :func:`play`, :func:`finish_hand` and :func:`compiled_action`,
-which numba resolves, by the type of the game's ``Params``, to the functions the game's
-subclass of :class:`BatchedRollouts` names (``numba.extending.overload``). A loop taking
+which numba resolves, by the type of the game's ``Params``, to the functions its
+subclass of :class:`BatchedRollouts` names (``numba.extending.overload``; the subclass is
+the one its ``spinner_env.games.GameSpec`` names). A loop taking
 the functions as arguments would do the same, but numba does not cache a function that
 takes functions, and compiling it costs seconds.
 
@@ -43,6 +44,8 @@ from spinner_env.batched.core import (
     engine_params,
 )
 from spinner_env.batched.numba_cache import drop_stale_cache
+from spinner_env.batched.spinner_opponents import KIND_OF
+from spinner_env.games import GAMES, CompiledPlayer
 from spinner_env.match import MatchState
 from spinner_env.tiles import Tile
 
@@ -56,13 +59,15 @@ class CompiledRules(NamedTuple):
     compiled_action: Callable[..., int]
 
 
-_GAMES: dict[type, CompiledRules] = {}
-"""Every game's compiled functions by its ``Params`` class (:class:`BatchedRollouts`
-subclasses add theirs)."""
-
-
 def _registered(params_type: Any) -> CompiledRules | None:
-    return _GAMES.get(getattr(params_type, "instance_class", None))
+    """The compiled functions of the registered game whose ``Params`` numba is typing (its
+    rollouts' ``params_class``), or None: the game's record names its rollouts class."""
+    instance_class = getattr(params_type, "instance_class", None)
+    for game in GAMES.values():
+        rollouts = game.rollouts()
+        if rollouts.params_class is instance_class:
+            return rollouts.compiled
+    return None
 
 
 def legal_mask(game: np.record, p: Any, mask: np.ndarray) -> None:
@@ -222,8 +227,9 @@ class BatchedRollouts(ABC):
     """Positions of one game played out together by a compiled policy.
 
     A game subclasses it with its batched engine (its record and sizes), its rules
-    class, its ``Params``, its :class:`CompiledRules` and :meth:`load_state` (which
-    :func:`load_hands` starts).
+    class, its ``Params``, its :class:`CompiledRules`, :meth:`load_state` (which
+    :func:`load_hands` starts) and :meth:`state_of`, and names the subclass in its
+    ``spinner_env.games.GameSpec`` (``rollouts_path``), where the compiled loop finds it.
 
     Args:
         rules: the positions' rules (``state.rules``; one set for all).
@@ -239,10 +245,6 @@ class BatchedRollouts(ABC):
     rules_class: ClassVar[type]
     params_class: ClassVar[Any]
     compiled: ClassVar[CompiledRules]
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        _GAMES[cls.params_class] = cls.compiled
 
     def __init__(
         self,
@@ -265,6 +267,15 @@ class BatchedRollouts(ABC):
         reward = "match" if to_match_end else "hand_score"
         self.params = engine_params(self.params_class, rules, reward, episode, learner_seat=0)
 
+    @classmethod
+    def playing_as(
+        cls, player: CompiledPlayer, rules: Any, *, to_match_end: bool = False
+    ) -> BatchedRollouts:
+        """Rollouts in which every seat plays as ``player`` (a compiled twin)."""
+        # Random and greedy seats read no weights: an empty row stands in.
+        weights = np.zeros((1, 0)) if player.weights is None else player.weights
+        return cls(rules, KIND_OF[player.kind], weights, to_match_end=to_match_end)
+
     def _outputs(self, count: int) -> BatchStep:
         engine = self.engine
         return BatchStep.zeros(count, engine.obs_size, engine.num_actions, engine.max_players)
@@ -274,6 +285,12 @@ class BatchedRollouts(ABC):
     def load_state(game: np.void, state: Any) -> None:
         """Write the hand in play of ``state`` into the record ``game``: the engine goes
         on from there exactly as ``state`` would."""
+
+    @staticmethod
+    @abstractmethod
+    def state_of(game: np.void, rules: Any, check: bool = True) -> MatchState:
+        """The reference state of the hand in play in the record ``game`` under ``rules``
+        (:meth:`load_state`'s inverse); with ``check``, ValueError if it is none."""
 
     def play_out(self, states: Sequence[MatchState], seed: int) -> np.ndarray:
         """Every seat's score (rows: ``states``; columns: seats) once each state is played

@@ -25,7 +25,13 @@ from spinner_env.batched.spinner import (
     _observe,
     _play,
 )
-from spinner_env.batched.spinner_heuristic import heuristic_action
+from spinner_env.batched.spinner_heuristic import (
+    NUM_WEIGHTS,
+    heuristic_action,
+    heuristic_actions_from_obs,
+)
+from spinner_env.games import CompiledPlayer
+from spinner_env.spinner import SpinnerRules
 from spinner_env.spinner_v0 import NUM_ACTIONS
 
 OPPONENT_RANDOM = 0
@@ -36,10 +42,46 @@ OPPONENT_HEURISTIC = 3
 heaviest tile (``spinner_env.agents.GreedyAgent``), by Python code (the call stops there), or the
 heuristic: kind ``OPPONENT_HEURISTIC + k`` plays it with the weights of row k (the expert
 where the row holds ``ExpertWeights``, :mod:`spinner_env.batched.spinner_heuristic`)."""
+KIND_OF = {"random": OPPONENT_RANDOM, "greedy": OPPONENT_GREEDY, "heuristic": OPPONENT_HEURISTIC}
+"""The kind of each ``CompiledPlayer.kind`` (a heuristic's kind adds its weights' row), in
+both games."""
 
 ACTION_POINTS = np.full(NUM_ACTIONS, -1, np.int64)
 """S1.4 points of each placement's tile; -1 for draw and pass."""
 ACTION_POINTS[ACTION_TILE >= 0] = TILE_POINTS[ACTION_TILE[ACTION_TILE >= 0]]
+
+
+def greedy_points(rules: SpinnerRules) -> np.ndarray:
+    """What the compiled greedy maximises under ``rules``: :data:`ACTION_POINTS` (no
+    variant changes a tile's points)."""
+    return ACTION_POINTS
+
+
+class HeuristicPolicy:
+    """``spinner_env.agents.HeuristicAgent``'s Spinner play, or ``ExpertAgent``'s, compiled,
+    with its weights as the array the agent's ``compiled_weights()`` gives
+    (:mod:`spinner_env.batched.spinner_heuristic`); ``name`` says which it plays."""
+
+    def __init__(self, weights: np.ndarray, name: str = "heuristic") -> None:
+        weights = np.asarray(weights, np.float64)
+        if weights.shape != (NUM_WEIGHTS,):
+            raise ValueError(f"weights must have shape ({NUM_WEIGHTS},), got {weights.shape}")
+        self.weights = weights
+        self.name = name
+
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        return heuristic_actions_from_obs(obs, mask, self.weights)
+
+    def compiled_twin(self, rules: object) -> CompiledPlayer | None:
+        """The compiled heuristic with these weights, in Spinner."""
+        return (
+            CompiledPlayer("heuristic", self.weights) if isinstance(rules, SpinnerRules) else None
+        )
+
+
+def heuristic_policy(weights: np.ndarray, name: str, rules: SpinnerRules) -> HeuristicPolicy:
+    """The batched policy of the compiled heuristic with ``weights``, playing as ``name``."""
+    return HeuristicPolicy(weights, name)
 
 
 @njit(cache=True, inline="always")
@@ -128,10 +170,15 @@ drop_stale_cache(advance_to_learner)  # before anything compiled is loaded (see 
 
 __all__ = [
     "ACTION_POINTS",
+    "KIND_OF",
+    "NUM_WEIGHTS",
     "OPPONENT_EXTERNAL",
     "OPPONENT_GREEDY",
     "OPPONENT_HEURISTIC",
     "OPPONENT_RANDOM",
+    "HeuristicPolicy",
     "advance_to_learner",
     "compiled_action",
+    "greedy_points",
+    "heuristic_policy",
 ]

@@ -105,6 +105,7 @@ class SpinnerRollouts(BatchedRollouts):
     params_class = Params
     compiled = CompiledRules(_legal_mask, _play, _finish_hand, compiled_action)
     load_state = staticmethod(load_state)
+    state_of = staticmethod(state_of)
 
 
 __all__ = ["SpinnerRollouts", "load_state", "state_of"]

@@ -19,23 +19,24 @@ Stable-Baselines3's ``VecEnv`` over the same :class:`LearnerBatch` is
 :mod:`spinner_env.train.vec_env`: this module loads numba, but neither torch nor SB3.
 
 Opponents are batched policies (``act_batch(obs, mask) -> actions``): :class:`RandomPolicy`,
-:class:`GreedyPolicy`, :class:`HeuristicPolicy` (the heuristic or the expert),
+:class:`GreedyPolicy`, each game's compiled heuristic (``heuristic_policy`` of its
+opponents module: ``spinner_opponents.HeuristicPolicy`` plays the heuristic or the expert,
+``mexican_train_opponents.MexicanTrainHeuristicPolicy`` the Mexican Train heuristic),
 ``spinner_env.agents.PolicyAgent`` (a trained policy or a self-play snapshot: its numpy
 forward pass over the batch), :class:`MaskablePPOPolicy` (any other MaskablePPO policy), or
-the agents of ``agents/`` they play for (random, greedy, heuristic and expert with any
-weights), converted by :func:`as_batched`. Random, greedy, heuristic and expert seats are
-played inside the compiled loop (:mod:`spinner_env.batched.spinner_opponents`). In Mexican
-Train, :class:`MexicanTrainHeuristicPolicy` plays
-``spinner_env.agents.mexican_train_heuristic.MexicanTrainHeuristicAgent`` (also the Mexican Train
-play of ``HeuristicAgent``). Any other agent (the search players, the Mexican Train expert)
-plays as itself: :class:`AgentPolicy` reads each game's reference state back from its
-record and asks the agent, one game at a time, at the agent's own speed.
+the agents of ``agents/``, converted by :func:`as_batched`. A player that declares a
+compiled twin for the rules (``compiled_twin(rules)``, a ``spinner_env.games.CompiledPlayer``:
+random, greedy, and the heuristics and the Spinner expert with any weights) is played
+inside the compiled loop (``advance_to_learner`` of the game's opponents module). Any
+other agent (the search players, the Mexican Train expert) plays as itself:
+:class:`AgentPolicy` reads each game's reference state back from its record and asks the
+agent, one game at a time, at the agent's own speed. Each game's engine, opponents and
+records are reached through its ``spinner_env.games.GameSpec``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 import gymnasium
@@ -43,22 +44,25 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
-from spinner_env.batched import mexican_train_opponents, mexican_train_rollout, spinner_rollout
-from spinner_env.batched.core import BatchedEngine, action_ids, sample_legal
-from spinner_env.batched.mexican_train import BatchedMexicanTrain
-from spinner_env.batched.spinner import BatchedSpinner
-from spinner_env.batched.spinner_heuristic import NUM_WEIGHTS, heuristic_actions_from_obs
+from spinner_env.agents import BASELINES
+from spinner_env.agents.base import Agent, GameView
+from spinner_env.batched.core import action_ids, sample_legal
 from spinner_env.batched.spinner_opponents import (
     ACTION_POINTS,
+    KIND_OF,
     OPPONENT_EXTERNAL,
-    OPPONENT_GREEDY,
     OPPONENT_HEURISTIC,
-    OPPONENT_RANDOM,
-    advance_to_learner,
 )
-from spinner_env.match import MatchState
-from spinner_env.mexican_train import MexicanTrainRules, MexicanTrainState
-from spinner_env.spinner import SpinnerRules, SpinnerState
+from spinner_env.games import GAMES, CompiledPlayer, GameSpec, game_of
+from spinner_env.mexican_train import MexicanTrainRules
+from spinner_env.spinner import SpinnerRules
+
+Rules = SpinnerRules | MexicanTrainRules
+
+
+def _game(rules: Rules | None) -> GameSpec:
+    """The game the rules are of (None: Spinner)."""
+    return GAMES["spinner"] if rules is None else game_of(rules)
 
 
 class BatchedPolicy(Protocol):
@@ -78,6 +82,9 @@ class RandomPolicy:
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         return sample_legal(mask, self.rng.random(len(mask)))
 
+    def compiled_twin(self, rules: Rules) -> CompiledPlayer:
+        return CompiledPlayer("random")
+
 
 class GreedyPolicy:
     """The heaviest legal tile, the lowest action id among equals
@@ -96,42 +103,10 @@ class GreedyPolicy:
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         return np.argmax(np.where(mask != 0, self.points, -2), axis=1)
 
-
-class HeuristicPolicy:
-    """``spinner_env.agents.HeuristicAgent``'s Spinner play, or ``ExpertAgent``'s, compiled,
-    with its weights as the array the agent's ``compiled_weights()`` gives
-    (:mod:`spinner_env.batched.spinner_heuristic`); ``name`` says which it plays."""
-
-    def __init__(self, weights: np.ndarray, name: str = "heuristic") -> None:
-        weights = np.asarray(weights, np.float64)
-        if weights.shape != (NUM_WEIGHTS,):
-            raise ValueError(f"weights must have shape ({NUM_WEIGHTS},), got {weights.shape}")
-        self.weights = weights
-        self.name = name
-
-    def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        return heuristic_actions_from_obs(obs, mask, self.weights)
-
-
-class MexicanTrainHeuristicPolicy:
-    """``spinner_env.agents.mexican_train_heuristic.MexicanTrainHeuristicAgent``'s play,
-    compiled, with its weights as ``MexicanTrainWeights.as_array()`` gives them;
-    ``double_blank_50`` is the rules' variant (M1.3), which the observation does not show."""
-
-    name = "heuristic"
-
-    def __init__(self, weights: np.ndarray, double_blank_50: bool = False) -> None:
-        weights = np.asarray(weights, np.float64)
-        expected = (mexican_train_opponents.NUM_WEIGHTS,)
-        if weights.shape != expected:
-            raise ValueError(f"weights must have shape {expected}, got {weights.shape}")
-        self.weights = weights
-        self.double_blank_50 = double_blank_50
-
-    def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        return mexican_train_opponents.heuristic_actions_from_obs(
-            obs, mask, self.weights, self.double_blank_50
-        )
+    def compiled_twin(self, rules: Rules) -> CompiledPlayer | None:
+        """The compiled greedy, where it maximises these points under ``rules``."""
+        same = np.array_equal(self.points, _game(rules).opponents().greedy_points(rules))
+        return CompiledPlayer("greedy") if same else None
 
 
 class MaskablePPOPolicy:
@@ -150,9 +125,6 @@ class MaskablePPOPolicy:
         return np.asarray(actions, np.int64)
 
 
-Rules = SpinnerRules | MexicanTrainRules
-
-
 class AgentPolicy:
     """An agent of ``agents/`` that no compiled or numpy policy plays as (a search player,
     the Mexican Train expert, an agent of your own), playing in batched games: for each
@@ -165,7 +137,7 @@ class AgentPolicy:
     hands it the records (:meth:`act_games`)."""
 
     def __init__(self, agent: Any, rules: Rules) -> None:
-        game = batched_game(rules)
+        game = _game(rules)
         plays = getattr(agent, "plays", ())
         if plays and game.state_class not in plays:
             raise ValueError(
@@ -173,16 +145,16 @@ class AgentPolicy:
                 f"not {game.state_class.__name__}"
             )
         made_for = getattr(agent, "num_actions", None)
-        if made_for not in (None, game.engine_class.num_actions):
+        if made_for not in (None, game.encoding.num_actions):
             raise ValueError(
                 f"{agent!r} is made for a game of {made_for} actions, not "
-                f"{game.engine_class.num_actions} ({game.state_class.__name__})"
+                f"{game.encoding.num_actions} ({game.state_class.__name__})"
             )
         self.agent = agent
         self.rules = rules
         self.name = getattr(agent, "name", "agent")
-        self._state_of = game.state_of
-        self._encoding = game.engine_class.encoding
+        self._state_of = game.rollouts().state_of
+        self._encoding = game.encoding
 
     def seed(self, seed: int) -> None:
         self.agent.seed(seed)
@@ -190,8 +162,6 @@ class AgentPolicy:
     def act_games(self, games: np.ndarray, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """The agent's action in each of ``games`` (records), for its seat to act, whose
         observations and masks are ``obs`` and ``mask``."""
-        from spinner_env.agents.base import GameView
-
         actions = np.zeros(len(games), np.int64)
         for i, record in enumerate(games):
             # The records are the engine's own, held to the reference engine by the tests.
@@ -200,140 +170,51 @@ class AgentPolicy:
         return actions
 
 
-def _spinner_heuristic(name: str, opponent: Any, rules: Any) -> BatchedPolicy | None:
-    # The default weights are defined once, by the agents; the engine modules stay free
-    # of agents (this adapter imports them only to read the weights).
-    from spinner_env.agents.expert import ExpertAgent
-    from spinner_env.agents.heuristic import HeuristicAgent
-
-    if opponent is None:
-        opponent = ExpertAgent() if name == "expert" else HeuristicAgent()
-    if isinstance(opponent, HeuristicAgent):  # ExpertAgent extends it
-        return HeuristicPolicy(opponent.compiled_weights(), name)
-    return None
-
-
-def _mexican_train_heuristic(
-    name: str, opponent: Any, rules: MexicanTrainRules
-) -> BatchedPolicy | None:
-    from spinner_env.agents.mexican_train_heuristic import MexicanTrainWeights
-
-    if name == "expert":  # the Mexican Train expert plans chains: it has no compiled twin
-        return None
-    if opponent is None:
-        weights = MexicanTrainWeights()
-    else:  # HeuristicAgent plays Mexican Train with its mexican_train_weights
-        weights = getattr(opponent, "mexican_train_weights", getattr(opponent, "weights", None))
-    if isinstance(weights, MexicanTrainWeights):
-        return MexicanTrainHeuristicPolicy(weights.as_array(), rules.double_blank_50)
-    return None
-
-
-def _spinner_action_points(rules: SpinnerRules) -> np.ndarray:
-    return ACTION_POINTS
-
-
-def _mexican_train_action_points(rules: MexicanTrainRules) -> np.ndarray:
-    return mexican_train_opponents.action_points(rules.double_blank_50)
-
-
-@dataclass(frozen=True)
-class BatchedGame:
-    """What the adapters need of a game's batched engine and its compiled opponents."""
-
-    engine_class: type[BatchedEngine]
-    advance_to_learner: Callable[..., None]
-    action_points: Callable[[Any], np.ndarray]
-    """Greedy's table for the rules (what ``OPPONENT_GREEDY`` plays in compiled code)."""
-    heuristic: Callable[[str, Any, Any], BatchedPolicy | None]
-    """``heuristic(name, opponent, rules)``: the compiled heuristic playing as an agent of
-    :data:`HEURISTIC_NAMES` does (opponent None: the default agent of that name), or None
-    if it is not one."""
-    heuristic_class: type
-    num_weights: int
-    state_class: type[MatchState]
-    state_of: Callable[..., MatchState]
-    """``state_of(record, rules, check)``: the reference state of a record's hand in play."""
-
-
-SPINNER = BatchedGame(
-    BatchedSpinner,
-    advance_to_learner,
-    _spinner_action_points,
-    _spinner_heuristic,
-    HeuristicPolicy,
-    NUM_WEIGHTS,
-    SpinnerState,
-    spinner_rollout.state_of,
-)
-MEXICAN_TRAIN = BatchedGame(
-    BatchedMexicanTrain,
-    mexican_train_opponents.advance_to_learner,
-    _mexican_train_action_points,
-    _mexican_train_heuristic,
-    MexicanTrainHeuristicPolicy,
-    mexican_train_opponents.NUM_WEIGHTS,
-    MexicanTrainState,
-    mexican_train_rollout.state_of,
-)
-
-
-HEURISTIC_NAMES = ("heuristic", "expert")
-"""The agents a game's compiled heuristic may play: both in Spinner; in Mexican Train only
-the heuristic (the Mexican Train expert, ``spinner_env.agents.mexican_train_expert``, has
-no compiled twin, so ``as_batched`` plays it there as itself, through :class:`AgentPolicy`)."""
-
-
-def batched_game(rules: Rules | None) -> BatchedGame:
-    """The batched game the rules are of (None: Spinner)."""
-    return MEXICAN_TRAIN if isinstance(rules, MexicanTrainRules) else SPINNER
+def compiled_twin(player: Any, rules: Rules) -> CompiledPlayer | None:
+    """The compiled twin ``player`` declares for ``rules`` (its ``compiled_twin``), or None:
+    agents and the batched policies of this module declare theirs, any other player has
+    none."""
+    declare = getattr(player, "compiled_twin", None)
+    return None if declare is None else declare(rules)
 
 
 def as_batched(opponent: Any, rules: Rules | None = None) -> BatchedPolicy | AgentPolicy:
     """A batched policy that plays as ``opponent`` does in the game of ``rules`` (None:
     Spinner's defaults).
 
-    Accepts a batched policy (``PolicyAgent`` is one), ``"random"`` / ``"greedy"`` /
-    ``"heuristic"`` / ``"expert"`` (default weights), anything with a MaskablePPO
-    ``policy`` (a model), or an agent of ``agents/``. ``RandomAgent``, ``GreedyAgent``,
-    ``HeuristicAgent`` and ``ExpertAgent`` (their weights; the expert in Spinner) and, in
-    Mexican Train, ``MexicanTrainHeuristicAgent``, told apart by their ``name`` and
-    weights, play compiled; any other agent (the search players, the Mexican Train expert)
-    plays as itself through the reference state (:class:`AgentPolicy`), unless it is made
-    for another game (ValueError).
+    Accepts a batched policy (``PolicyAgent`` is one), a baseline's name (``"random"``,
+    ``"greedy"``, ``"heuristic"``, ``"expert"``: the agent with its default weights),
+    anything with a MaskablePPO ``policy`` (a model), or an agent of ``agents/``. An agent
+    whose compiled twin (``Agent.compiled_twin``) plays these rules plays compiled
+    (random, greedy, the heuristic and, in Spinner, the expert, with their weights); any
+    other agent (the search players, the Mexican Train expert) plays as itself through the
+    reference state (:class:`AgentPolicy`), unless it is made for another game
+    (ValueError).
     """
-    from spinner_env.agents.base import Agent
-
-    game = batched_game(rules)
     if callable(getattr(opponent, "act_batch", None)):
         return opponent
     rules = SpinnerRules() if rules is None else rules
-    if isinstance(opponent, str):  # a baseline by name, with its default settings
-        name, opponent = opponent, None
-    elif hasattr(opponent, "policy"):
+    if hasattr(opponent, "policy"):
         deterministic = getattr(opponent, "deterministic", True)
         return MaskablePPOPolicy(
             opponent.policy, deterministic, getattr(opponent, "name", "policy")
         )
-    else:
-        name = getattr(opponent, "name", None)
-    if name == "random":
-        return RandomPolicy(None if opponent is None else int(opponent.rng.integers(2**63)))
-    if name == "greedy":
-        return GreedyPolicy(game.action_points(rules))
-    heuristic = game.heuristic(name, opponent, rules) if name in HEURISTIC_NAMES else None
-    if heuristic is not None:
-        return heuristic
-    if opponent is None and name == "expert":  # Mexican Train's has no compiled twin
-        from spinner_env.agents.expert import ExpertAgent
-
-        opponent = ExpertAgent()
-    if isinstance(opponent, Agent):
+    if isinstance(opponent, str) and opponent in BASELINES:
+        opponent = BASELINES[opponent]()
+    if not isinstance(opponent, Agent):
+        raise ValueError(
+            f"{opponent!r} cannot play in the batched env: it is neither a batched policy, "
+            "a baseline's name, a MaskablePPO model nor an agent of spinner_env.agents"
+        )
+    twin = opponent.compiled_twin(rules)
+    if twin is None:
         return AgentPolicy(opponent, rules)
-    raise ValueError(
-        f"{opponent!r} cannot play in the batched env: it is neither a batched policy, "
-        "a baseline's name, a MaskablePPO model nor an agent of spinner_env.agents"
-    )
+    if twin.kind == "random":
+        return RandomPolicy(int(opponent.rng.integers(2**63)))
+    opponents = _game(rules).opponents()
+    if twin.kind == "greedy":
+        return GreedyPolicy(opponents.greedy_points(rules))
+    return opponents.heuristic_policy(twin.weights, opponent.name, rules)
 
 
 OpponentSampler = Callable[[np.random.Generator, int], Sequence[Any]]
@@ -368,8 +249,9 @@ class LearnerBatch:
         learner_seat: int | None = None,
         skip_forced: bool = False,
     ) -> None:
-        self.game = batched_game(rules)
-        self.engine = self.game.engine_class(
+        self.game = _game(rules)
+        self._opponents = self.game.opponents()
+        self.engine = self.game.engine()(
             num_envs, rules, reward=reward, episode=episode, learner_seat=learner_seat
         )
         self.rules = self.engine.rules
@@ -378,7 +260,7 @@ class LearnerBatch:
         self.skip_forced = skip_forced
         self._policies: list[BatchedPolicy | AgentPolicy] = []
         self._kinds = np.zeros(0, np.int64)  # OPPONENT_* of each policy
-        self.heuristic_weights = np.zeros((0, self.game.num_weights), np.float64)
+        self.heuristic_weights = np.zeros((0, self._opponents.NUM_WEIGHTS), np.float64)
         # id(opponent) -> (policy index, opponent): holding the opponent keeps its id unique.
         self._policy_index: dict[int, tuple[int, Any]] = {}
         self._sampler: OpponentSampler | None = None
@@ -468,7 +350,7 @@ class LearnerBatch:
         engine = self.engine
         games = np.arange(self.num_envs)
         while True:
-            self.game.advance_to_learner(
+            self._opponents.advance_to_learner(
                 engine.games,
                 engine.params,
                 engine._next_seed,
@@ -531,26 +413,15 @@ class LearnerBatch:
     def _add_policy(self, policy: BatchedPolicy | AgentPolicy) -> None:
         self._policies.append(policy)
         self._seed_policy(policy)
-        kind = OPPONENT_EXTERNAL
-        if isinstance(policy, RandomPolicy):
-            kind = OPPONENT_RANDOM
-        elif isinstance(policy, GreedyPolicy) and np.array_equal(
-            policy.points, self.game.action_points(self.rules)
-        ):
-            kind = OPPONENT_GREEDY
-        elif type(policy) is self.game.heuristic_class and self._plays_these_rules(policy):
-            same = np.flatnonzero((self.heuristic_weights == policy.weights).all(axis=1))
+        twin = compiled_twin(policy, self.rules)
+        kind = OPPONENT_EXTERNAL if twin is None else KIND_OF[twin.kind]
+        if twin is not None and twin.weights is not None:  # a heuristic: its weights' row
+            same = np.flatnonzero((self.heuristic_weights == twin.weights).all(axis=1))
             if same.size == 0:
-                self.heuristic_weights = np.vstack([self.heuristic_weights, policy.weights])
+                self.heuristic_weights = np.vstack([self.heuristic_weights, twin.weights])
             row = int(same[0]) if same.size else len(self.heuristic_weights) - 1
             kind = OPPONENT_HEURISTIC + row
         self._kinds = np.append(self._kinds, kind)
-
-    def _plays_these_rules(self, policy: Any) -> bool:
-        """Whether the compiled heuristic, under the batch's rules, plays as the policy."""
-        return getattr(policy, "double_blank_50", False) == getattr(
-            self.rules, "double_blank_50", False
-        )
 
     def _seed_policy(self, policy: BatchedPolicy | AgentPolicy) -> None:
         """Policies with randomness of their own (a sampling ``PolicyAgent``) draw it from
@@ -616,19 +487,15 @@ class MexicanTrainVectorEnv(BatchedVectorEnv):
 
 
 __all__ = [
-    "HEURISTIC_NAMES",
     "AgentPolicy",
-    "BatchedGame",
     "BatchedPolicy",
     "BatchedVectorEnv",
     "GreedyPolicy",
-    "HeuristicPolicy",
     "LearnerBatch",
     "MaskablePPOPolicy",
-    "MexicanTrainHeuristicPolicy",
     "MexicanTrainVectorEnv",
     "RandomPolicy",
     "SpinnerVectorEnv",
     "as_batched",
-    "batched_game",
+    "compiled_twin",
 ]
