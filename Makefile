@@ -12,7 +12,7 @@ $(STAMP): pyproject.toml
 	$(PIP) install -q --upgrade pip
 	# The CPU build of torch first: an unpinned torch would pull a multi-GB CUDA build.
 	$(PIP) install -q torch==2.13.0
-	$(PIP) install -q -e ".[train,dev,web,docs,examples,openspiel]"
+	$(PIP) install -q -e ".[train,dev,web,docs,examples,openspiel,cluster]"
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -18,6 +18,7 @@ from spinner_env.train.evaluate import (
     main,
     tournament,
 )
+from spinner_env.train.executor import Executor
 
 
 def test_estimate_is_the_mean_with_a_normal_95_percent_interval():
@@ -175,7 +176,7 @@ def test_workers_give_the_results_of_a_serial_run():
             seed=5,
             rules={"num_hands": 2},
             progress=False,
-            workers=workers,
+            executor=Executor(workers),
             league=True,
         ).as_dict()
 
@@ -184,7 +185,7 @@ def test_workers_give_the_results_of_a_serial_run():
 
 def test_workers_need_specs_and_bad_arguments_raise():
     with pytest.raises(ValueError, match="give the agents as specs"):
-        tournament([RandomAgent(), GreedyAgent()], 2, 2, workers=2, progress=False)
+        tournament([RandomAgent(), GreedyAgent()], 2, 2, executor=Executor(2), progress=False)
     with pytest.raises(ValueError, match="matches must be at least 1"):
         tournament(["random", "greedy"], 2, 0, progress=False)
     with pytest.raises(ValueError, match="anchor 'greedy2' is not one of the agents"):

@@ -25,9 +25,11 @@ match is one game, won by the lower total (ties half). The anchor agent (``--anc
 ``random`` when it plays) is rated 0, else the mean is 0; the 95% intervals are
 percentiles of the ratings refitted to bootstrap resamples of the deals.
 
-``--workers N`` plays the deals in N processes, each building the agents from their
-specs; every match reseeds its agents from (seed, deal, rotation, seat), so the results
-are identical to a serial run's.
+``--workers N`` plays the deals in N processes, ``--ray`` as Ray tasks (on the cluster
+``--ray-address`` or ``RAY_ADDRESS`` names, else on a local Ray): see
+:mod:`spinner_env.train.executor`. Each worker builds the agents from their specs; every
+match reseeds its agents from (seed, deal, rotation, seat), so the results are identical
+to a serial run's.
 
 ``--record DIR`` writes match records (:mod:`spinner_env.records`) into DIR, one JSON
 file per match: every match (``--record-matches all``), those the first agent lost
@@ -42,12 +44,12 @@ import heapq
 import itertools
 import json
 import math
-import multiprocessing
 import os
 import sys
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -55,8 +57,9 @@ import numpy as np
 import yaml
 from spinner_env.agents import make_agent
 from spinner_env.agents.base import Agent, choose_move_explained
+from spinner_env.train import executor as executors
 from spinner_env.train.cli import ArgumentParser, fail_cleanly
-from tqdm import tqdm
+from spinner_env.train.executor import SERIAL, Executor, one_thread_each
 
 from spinner_env.files import atomic_write, write_text_atomic
 from spinner_env.games import GameSpec, game_spec
@@ -557,32 +560,23 @@ class RecordKeeper:
         self.written += 1
 
 
-_worker_player: DealPlayer | None = None
+@dataclass(frozen=True)
+class DealPlayerStart:
+    """Builds a :class:`DealPlayer` from the agents' specs, in a worker process or a Ray
+    task (:mod:`spinner_env.train.executor`)."""
 
+    specs: tuple[str, ...]
+    game: str
+    seed: int
+    rules: dict[str, Any]
+    record: bool = False
+    views: bool = False
 
-def _start_worker(
-    specs: Sequence[str], game: str, seed: int, rules: dict[str, Any], record: bool, views: bool
-) -> None:
-    global _worker_player
-    spec = game_spec(game)
-    recorded = list(specs) if record else None
-    _worker_player = DealPlayer(build_agents(specs, spec), spec, seed, rules, recorded, views)
-    one_thread_each()  # the processes are the parallelism
-
-
-def one_thread_each() -> None:
-    """One thread for torch and numpy's BLAS: agents decide one position at a time, where
-    extra threads only wait (and on a busy machine, spin)."""
-    from threadpoolctl import threadpool_limits
-
-    threadpool_limits(1, user_api="blas")
-    if "torch" in sys.modules:
-        sys.modules["torch"].set_num_threads(1)
-
-
-def _play_in_worker(task: tuple[tuple[int, ...], int]) -> tuple[dict, dict, list[Record]]:
-    assert _worker_player is not None, "the worker was started without agents"
-    return _worker_player(task)
+    def __call__(self) -> DealPlayer:
+        spec = game_spec(self.game)
+        recorded = list(self.specs) if self.record else None
+        agents = build_agents(self.specs, spec)
+        return DealPlayer(agents, spec, self.seed, self.rules, recorded, self.views)
 
 
 def build_agents(agents: Sequence[Agent | str], game: GameSpec) -> list[Agent]:
@@ -606,7 +600,7 @@ def tournament(
     progress: bool = True,
     first_only: bool = False,
     *,
-    workers: int = 1,
+    executor: Executor = SERIAL,
     league: bool = False,
     anchor: str | None = None,
     record: RecordKeeper | None = None,
@@ -614,9 +608,10 @@ def tournament(
 ) -> Report:
     """Play ``matches`` matches (rounded up to whole deals) for each lineup, and sum up.
 
-    Agents are agents or ``make_agent`` specs; with ``workers`` > 1 they must be specs,
-    and each worker process builds its own. Agents sharing a name are pooled (several
-    seats of one baseline); agents of different kinds must have different names.
+    Agents are agents or ``make_agent`` specs; with an ``executor`` that plays the deals
+    elsewhere (processes, Ray) they must be specs, and each worker builds its own. Agents
+    sharing a name are pooled (several seats of one baseline); agents of different kinds
+    must have different names.
     ``league``: fit ratings (:func:`league_ratings`), ``anchor`` (an agent's name) at 0.
     ``record``: offer every match's record to it (``record_views``: with what the agents
     saw), which writes those it keeps; the results are the same.
@@ -625,10 +620,10 @@ def tournament(
     rules = dict(rules or {})
     if matches < 1:
         raise ValueError(f"matches must be at least 1 (per lineup), got {matches}")
-    if workers < 1:
-        raise ValueError(f"workers must be at least 1, got {workers}")
-    if workers > 1 and not all(isinstance(a, str) for a in agents):
-        raise ValueError("with workers > 1, give the agents as specs: each worker builds its own")
+    if not executor.in_process and not all(isinstance(a, str) for a in agents):
+        raise ValueError(
+            "with workers > 1 or Ray, give the agents as specs: each worker builds its own"
+        )
     spec.new_state(num_players, 0, **rules)  # the player count and rules, checked by the game
     built = build_agents(agents, spec)
     names = list(dict.fromkeys(a.name for a in built))
@@ -647,23 +642,24 @@ def tournament(
         record.agent = built[0].name
         record.folder.mkdir(parents=True, exist_ok=True)
     lineup_index = {lineup: i for i, lineup in enumerate(lineups)}
-    recording = (specs, record_views) if record is not None else None
-    with tqdm(total=len(tasks) * num_players, unit="match", disable=not progress) as bar:
-        for (lineup, deal), (summary, counts, kept) in zip(
-            tasks,
-            _play_all(tasks, built, agents, spec, seed, rules, workers, recording),
-            strict=True,
-        ):
-            for match in kept:
-                assert record is not None
-                match.info["lineup"] = lineup_index[lineup]
-                record.offer(match)
-            per_deal.append(summary)
-            pair_deal.append({pair: won / count for pair, (won, count) in counts.items()})
-            for (a, b), (won, count) in counts.items():
-                wins[deal, index[a], index[b]] += won
-                games[deal, index[a], index[b]] += count
-            bar.update(num_players)
+    recorded = specs if record is not None else None
+    if executor.in_process:
+        start = partial(DealPlayer, built, spec, seed, rules, recorded, record_views)
+    else:
+        start = DealPlayerStart(
+            tuple(specs), spec.name, seed, rules, recorded is not None, record_views
+        )
+    played = executor.map(start, tasks, progress=progress, unit="deal")
+    for (lineup, deal), (summary, counts, kept) in zip(tasks, played, strict=True):
+        for match in kept:
+            assert record is not None
+            match.info["lineup"] = lineup_index[lineup]
+            record.offer(match)
+        per_deal.append(summary)
+        pair_deal.append({pair: won / count for pair, (won, count) in counts.items()})
+        for (a, b), (won, count) in counts.items():
+            wins[deal, index[a], index[b]] += won
+            games[deal, index[a], index[b]] += count
     summary = {
         name: {
             key: Estimate.of(
@@ -683,29 +679,6 @@ def tournament(
     return Report(
         spec.name, num_players, deals, deals * num_players, summary, pairs, "", ratings, anchor
     )
-
-
-def _play_all(
-    tasks: list[tuple[tuple[int, ...], int]],
-    built: Sequence[Agent],
-    given: Sequence[Agent | str],
-    spec: GameSpec,
-    seed: int,
-    rules: dict[str, Any],
-    workers: int,
-    recording: tuple[list[str], bool] | None = None,
-) -> Iterable[tuple[dict, dict, list[Record]]]:
-    """Every task's result, in the order of ``tasks``, played here or by ``workers``
-    (``recording``: the agents' specs and whether to ask for views, to record)."""
-    specs, views = recording if recording is not None else (None, False)
-    if workers == 1:
-        yield from map(DealPlayer(built, spec, seed, rules, specs, views), tasks)
-        return
-    # spawn, not fork: a forked copy of a process that has started torch's threads can hang.
-    context = multiprocessing.get_context("spawn")
-    initargs = (list(given), spec.name, seed, rules, specs is not None, views)
-    with context.Pool(workers, initializer=_start_worker, initargs=initargs) as pool:
-        yield from pool.imap(_play_in_worker, tasks)
 
 
 def check_output(out: Path) -> None:
@@ -750,9 +723,7 @@ def main(argv: Sequence[str] | None = None) -> Report:
     parser.add_argument(
         "--anchor", default=None, help="the agent rated 0 (default: random if it plays)"
     )
-    parser.add_argument(
-        "--workers", type=int, default=1, help="processes to play the deals (same results)"
-    )
+    executors.add_arguments(parser, "the deals")
     parser.add_argument(
         "--record", type=Path, default=None, metavar="DIR", help="write match records into DIR"
     )
@@ -771,6 +742,7 @@ def main(argv: Sequence[str] | None = None) -> Report:
         import torch  # noqa: F401  (loaded now, so that one_thread_each limits it)
 
         one_thread_each()
+        executor = Executor.from_args(args)
         rules = {}
         for item in args.rule:
             key, sep, value = item.partition("=")
@@ -794,7 +766,7 @@ def main(argv: Sequence[str] | None = None) -> Report:
             rules,
             not args.no_progress,
             args.first_only,
-            workers=args.workers,
+            executor=executor,
             league=args.league,
             anchor=anchor,
             record=keeper,
