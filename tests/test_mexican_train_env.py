@@ -1,12 +1,12 @@
-"""The Mexican Train PettingZoo environment: API conformance, action ids, masks, the M7
-observation, rewards, episodes, errors, rendering."""
+"""The Mexican Train PettingZoo environment: what only Mexican Train has (its action ids
+by train, the M7 observation, the extra placement, its state, variants and rendering).
+What every game's env keeps (API conformance, masks, rewards, episodes, errors) is
+``tests/test_env_contract.py``, run over every registered game."""
 
 from __future__ import annotations
 
 import numpy as np
-import pettingzoo
 import pytest
-from pettingzoo.test import api_test, render_test, seed_test
 
 from spinner_env import mexican_train_v0
 from spinner_env.match import DRAW, PASS
@@ -42,81 +42,34 @@ def random_steps(env, rng: np.random.Generator, steps: int | None = None) -> Non
         steps = None if steps is None else steps - 1
 
 
-@pytest.mark.parametrize("num_players", PLAYER_COUNTS)
-@pytest.mark.filterwarnings("ignore:unknown reset option")  # api_test's options={"options": 1}
-def test_pettingzoo_api_test(num_players):
-    api_test(mexican_train_v0.env(num_players=num_players), num_cycles=300)
-
-
-@pytest.mark.parametrize("num_players", PLAYER_COUNTS)
-def test_pettingzoo_seed_test(num_players):
-    seed_test(lambda: mexican_train_v0.env(num_players=num_players), num_cycles=200)
-
-
-@pytest.mark.parametrize("num_players", PLAYER_COUNTS)
-def test_pettingzoo_render_test(num_players, capsys):
-    render_test(
-        lambda render_mode=None: mexican_train_v0.env(
-            num_players=num_players, render_mode=render_mode
-        )
-    )
-
-
-def test_registered_in_pettingzoo_registry():
-    env = pettingzoo.make("aec", "spinner_env/mexican_train-v0", num_players=5)
-    env.reset(seed=0)
-    assert env.unwrapped.num_players == 5
-    assert env.unwrapped.metadata["name"] == "mexican_train_v0"
-
-
 def test_action_ids_cover_every_train_slot_and_tile_then_draw_and_pass():
     assert NUM_ACTIONS == 9 * 91 + 2
-    env = mexican_train_v0.raw_env(num_players=3)
-    assert env.action_space("player_0").n == NUM_ACTIONS
-    assert env.observation_space("player_0")["observation"].shape == (OBSERVATION_SIZE,)
-    for action in range(NUM_ACTIONS):
-        assert move_to_action(action_to_move(action)) == action
     tile = parse("3-12")
     assert action_to_move(tile.index) == Place(tile, 0)
     assert action_to_move(5 * 91 + tile.index) == Place(tile, 5)
     assert action_to_move(MEXICAN_SLOT * 91 + tile.index) == Place(tile, MEXICAN)
     assert ACTIONS[DRAW_ACTION] is DRAW and ACTIONS[PASS_ACTION] is PASS
-    with pytest.raises(ValueError, match="out of range"):
-        action_to_move(NUM_ACTIONS)
     with pytest.raises(ValueError, match="not a Mexican Train move"):
         move_to_action("3-12")
 
 
 @pytest.mark.parametrize("num_players", PLAYER_COUNTS)
-def test_mask_is_exactly_the_engine_legal_set_and_others_see_zero(num_players):
+def test_no_action_on_an_absent_seats_train_is_ever_legal(num_players):
+    """Train slots count seats from the actor (M7): with n players, slots n to 7 name no
+    train, so no action of theirs is legal, and stepping one is refused."""
     env = mexican_train_v0.raw_env(num_players=num_players)
     env.reset(seed=num_players)
     rng = np.random.default_rng(1)
     absent_slots = set(range(num_players, MEXICAN_SLOT))
+    if absent_slots:
+        with pytest.raises(ValueError, match="is illegal"):
+            env.step(min(absent_slots) * 91)
     for _ in range(400):
         if all(env.terminations.values()):
             break
-        acting = env.agent_selection
-        legal = {move_to_action(m) for m in env.game.legal_moves()}
-        for agent in env.agents:
-            mask = env.observe(agent)["action_mask"]
-            assert mask.dtype == np.int8
-            if agent == acting:
-                assert set(np.flatnonzero(mask)) == legal
-            else:
-                assert not mask.any()
+        legal = env.legal_actions()
         assert not {a // 91 for a in legal if a < DRAW_ACTION} & absent_slots
-        env.step(int(rng.choice(sorted(legal))))
-
-
-def test_observe_is_valid_for_every_agent_after_the_end():
-    env = mexican_train_v0.raw_env(num_players=3, num_rounds=1)
-    env.reset(seed=5)
-    random_steps(env, np.random.default_rng(0))
-    for agent in env.possible_agents:
-        obs = env.observe(agent)
-        assert env.observation_space(agent).contains(obs)
-        assert not obs["action_mask"].any()
+        env.step(int(rng.choice(legal)))
 
 
 def tiles(text: str) -> list[MexicanTile]:
@@ -212,95 +165,18 @@ def test_state_holds_every_hand_and_the_boneyard():
     assert state[OBSERVATION_SIZE + 8 * 91 :].sum() == len(env.game.boneyard) == 58
 
 
-@pytest.mark.parametrize("num_players", [2, 5])
-def test_match_reward_is_zero_sum_and_goes_to_the_lowest_total(num_players):
-    env = mexican_train_v0.env(num_players=num_players, num_rounds=2)
-    env.reset(seed=11)
-    rng = np.random.default_rng(0)
-    finals = {}
-    for agent in env.agent_iter():
-        obs, reward, termination, truncation, _ = env.last()
-        if termination or truncation:
-            finals[agent] = reward
-            env.step(None)
-            continue
-        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    assert sorted(finals) == sorted(env.possible_agents)
-    assert sum(finals.values()) == pytest.approx(0.0)
-    totals = env.unwrapped.game.totals
-    for seat, agent in enumerate(env.possible_agents):
-        assert (finals[agent] >= 0) == (totals[seat] == min(totals))
-
-
-def test_hand_score_reward_is_paid_every_round():
-    env = mexican_train_v0.raw_env(num_players=3, num_rounds=2, reward="hand_score")
-    env.reset(seed=2)
-    rng = np.random.default_rng(0)
-    paid_rounds = 0
-    while not all(env.terminations.values()):
-        random_steps(env, rng, steps=1)
-        if any(env.rewards.values()):
-            points = env.game.results[-1].points
-            paid_rounds += 1
-            for seat, agent in enumerate(env.possible_agents):
-                others = sum(points) - points[seat]
-                assert env.rewards[agent] == pytest.approx((others / 2 - points[seat]) / 100)
-    assert paid_rounds == 2
-
-
-def test_round_episode_ends_after_one_round_and_match_episode_plays_every_round():
-    env = mexican_train_v0.raw_env(num_players=4, episode="hand")
-    env.reset(seed=9)
-    first = env.game.hand_number
-    random_steps(env, np.random.default_rng(0))
-    assert [r.hand_number for r in env.game.results] == [first]
-    env = mexican_train_v0.raw_env(num_players=2, num_rounds=3)
-    env.reset(seed=4)
-    random_steps(env, np.random.default_rng(0))
-    assert [r.hand_number for r in env.game.results] == [0, 1, 2] and env.game.match_over
-
-
 def test_double_blank_50_variant_reaches_the_engine():
     env = mexican_train_v0.raw_env(num_players=2, double_blank_50=True)
     env.reset(seed=0)
     assert env.game.tile_points(parse("0-0")) == 50
 
 
-def test_illegal_and_out_of_range_actions_raise_and_change_nothing():
-    env = mexican_train_v0.raw_env(num_players=3)
-    env.reset(seed=1)
-    before = env.game.to_dict()
-    illegal = 5 * 91  # seat +5's train: there is no such seat
-    with pytest.raises(ValueError, match=f"action {illegal} .* is illegal"):
-        env.step(illegal)
-    with pytest.raises(ValueError, match="out of range"):
-        env.step(NUM_ACTIONS)
-    with pytest.raises(ValueError, match="integer action id"):
-        env.step("draw")
-    assert env.game.to_dict() == before
-
-
-def test_wrapped_env_ends_the_game_on_an_illegal_action():
-    env = mexican_train_v0.env(num_players=3)
-    env.reset(seed=1)
-    offender = env.agent_selection
-    obs, *_ = env.last()
-    env.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
-    assert all(env.terminations.values())
-    assert env.rewards[offender] == -1
-
-
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"num_players": 1}, "num_players"),
-        ({"num_players": 9}, "num_players"),
         ({"num_rounds": 0}, "num_rounds"),
         ({"num_rounds": 14}, "num_rounds"),
         ({"double_blank_50": 1}, "double_blank_50"),
-        ({"reward": "points"}, "reward"),
-        ({"episode": "round"}, "episode"),
-        ({"render_mode": "rgb"}, "render_mode"),
     ],
 )
 def test_bad_constructor_arguments_are_rejected(kwargs, message):
@@ -308,14 +184,6 @@ def test_bad_constructor_arguments_are_rejected(kwargs, message):
         mexican_train_v0.raw_env(**kwargs)
     with pytest.raises(ValueError, match=r"unknown argument.*num_hands"):
         mexican_train_v0.raw_env(num_hands=3)
-
-
-def test_reset_from_a_game_rejects_mismatches():
-    env = mexican_train_v0.raw_env(num_players=2)
-    with pytest.raises(ValueError, match="players"):
-        env.reset(options={"game": MexicanTrainState.new(MexicanTrainRules(num_players=3))})
-    with pytest.raises(ValueError, match="MexicanTrainState"):
-        env.reset(options={"game": {"hands": []}})
 
 
 def test_ansi_render_shows_trains_sizes_and_the_acting_hand():
