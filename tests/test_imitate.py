@@ -121,7 +121,6 @@ def test_pretrain_after_init_from_fits_the_given_weights_to_the_teacher(tmp_path
 @pytest.mark.parametrize(
     "changes, message",
     [
-        ({"backend": "aec"}, "pretrain: the teacher plays on the batched engine"),
         ({"pretrain": {"samples": 0}}, "pretrain.samples must be at least 1, got 0"),
         ({"pretrain": {"learning_rate": 0}}, "pretrain.learning_rate must be positive"),
         ({"pretrain": {"imitate_": "heuristic"}}, "did you mean 'pretrain.imitate'"),

@@ -159,7 +159,7 @@ def test_the_same_seed_replays_the_league(tmp_path):
 
 
 def test_league_configs_need_the_batched_backend_and_spinner_league():
-    with pytest.raises(ValueError, match="league training needs backend: batched"):
+    with pytest.raises(ValueError, match="backend: the AEC backend was removed"):
         TrainConfig.from_dict({**tiny_league(), "backend": "aec"})
     with pytest.raises(ValueError, match="checkpoint_every: not used with a league section"):
         TrainConfig.from_dict({**tiny_league(), "checkpoint_every": 100})

@@ -45,7 +45,9 @@ def write_config(path: Path, config: dict | str) -> Path:
     "edit, message",
     [
         ({"n_env": 8}, "unknown key 'n_env' (did you mean 'n_envs'?)"),
-        ({"backend": "batch"}, "backend: expected one of 'aec', 'batched', got 'batch'"),
+        ({"backend": "batch"}, "backend: expected 'batched', got 'batch'"),
+        ({"backend": "aec"}, "backend: the AEC backend was removed; training plays on the game's"),
+        ({"league": {"exploiter_start": "best"}}, "expected one of 'fresh', 'main', got 'best'"),
         ({"ppo": {"n_steps": "many"}}, "ppo.n_steps: expected an integer, got 'many'"),
         ({"ppo": {"n_step": 64}}, "unknown key 'ppo.n_step' (did you mean 'ppo.n_steps'?)"),
         ({"ppo": {"policy_kwargs": {"net_arch": [32, "x"]}}}, "ppo.policy_kwargs.net_arch"),

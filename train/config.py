@@ -3,9 +3,9 @@
 A config is read into :class:`TrainConfig` by :func:`load_config` (or
 :meth:`TrainConfig.from_dict`). Every key must be a field of its section and every value
 of the field's type: a misspelled key (``n_env``), a value outside a choice
-(``backend: batch``), a string where a number belongs (``n_steps: many``), an empty file or
-an out-of-range number raises one ``ValueError`` that names the key, before any training
-starts. ``0`` turns off the periodic jobs (``checkpoint_every``, ``eval.every``,
+(``league.exploiter_start: best``), a string where a number belongs (``n_steps: many``),
+an empty file or an out-of-range number raises one ``ValueError`` that names the key,
+before any training starts. ``0`` turns off the periodic jobs (``checkpoint_every``, ``eval.every``,
 ``opponents.snapshot_every``).
 
 The ``env`` section holds the game env's own arguments (``reward``, ``episode``,
@@ -207,7 +207,9 @@ class TrainConfig:
     seed: int = 0
     n_envs: int = 1
     torch_threads: int = 1
-    backend: Literal["aec", "batched"] = "aec"
+    backend: str = "batched"
+    """The learner's engine: ``batched``, the game's batched engine (the only one; the
+    key stays so that configs that name it keep loading)."""
     ppo: PPOConfig = field(default_factory=PPOConfig)
     opponents: OpponentsConfig = field(default_factory=OpponentsConfig)
     checkpoint_every: int = 0
@@ -237,9 +239,14 @@ class TrainConfig:
             self.observation_features()
         except ValueError as error:
             raise ValueError(f"features: {error}") from None
+        if self.backend == "aec":
+            raise ValueError(
+                "backend: the AEC backend was removed; training plays on the game's batched "
+                "engine (backend: batched, the default)"
+            )
+        if self.backend != "batched":
+            raise ValueError(f"backend: expected 'batched', got {self.backend!r}")
         if self.league is not None:
-            if self.backend != "batched":
-                raise ValueError("league: league training needs backend: batched")
             # A league snapshots the main agent once a generation and keeps no checkpoints.
             for key, value in (
                 ("opponents.snapshot_every", self.opponents.snapshot_every),
@@ -249,8 +256,6 @@ class TrainConfig:
             ):
                 if value:
                     raise ValueError(f"{key}: not used with a league section; leave it out")
-        if self.pretrain is not None and self.backend != "batched":
-            raise ValueError("pretrain: the teacher plays on the batched engine: backend: batched")
         if self.init_from is not None and not self.init_file().is_file():
             raise ValueError(
                 f"init_from: no such file {self.init_from!r}, nor a committed policy's name "

@@ -1,7 +1,7 @@
 """MaskablePPO self-play training: ``spinner-train --config configs/quick.yaml``.
 
-The learner plays one seat (rotating) of :class:`spinner_env.wrappers.SingleAgentEnv`
-(``backend: aec``) or of the game's batched engine (``backend: batched``); the other
+The learner plays one seat (rotating) of every game of the game's batched engine
+(:func:`spinner_env.train.vec_env.make_vec_env`, ``n_envs`` games in one call); the other
 seats are drawn, every episode and seat by seat, from an opponent pool that holds fixed
 opponents (any ``spinner_env.agents.make_agent`` spec) and frozen snapshots of the learner, a new
 snapshot every ``opponents.snapshot_every`` steps (the oldest dropped past ``max_snapshots``).
@@ -48,14 +48,12 @@ from spinner_env.train.imitate import pretrain
 from spinner_env.train.vec_env import WithFeatures, make_vec_env
 from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
-from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.utils import set_random_seed
-from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
+from stable_baselines3.common.vec_env import VecEnv
 from threadpoolctl import threadpool_limits
 
 from spinner_env.files import atomic_write, write_text_atomic
 from spinner_env.games import game_spec
-from spinner_env.wrappers import SingleAgentEnv
 
 
 @dataclass
@@ -98,16 +96,6 @@ class OpponentPool:
         return [agents[i] for i in rng.choice(len(agents), size=count, p=p)]
 
 
-def make_env(
-    config: TrainConfig, opponents: Any, env_overrides: dict[str, Any] | None = None
-) -> SingleAgentEnv:
-    """The learner's env for a config, with ``env_overrides`` on the AEC env's arguments."""
-    aec = game_spec(config.game).raw_env(
-        num_players=config.num_players, **{**config.env, **(env_overrides or {})}
-    )
-    return SingleAgentEnv(aec, opponents, skip_forced=config.skip_forced)
-
-
 def make_pool(config: TrainConfig, seed: int) -> OpponentPool:
     """The config's opponent pool (``opponents``: fixed opponents and snapshot settings)."""
     return OpponentPool(
@@ -119,22 +107,16 @@ def make_pool(config: TrainConfig, seed: int) -> OpponentPool:
 
 
 def make_training_env(config: TrainConfig, pool: OpponentPool) -> VecEnv:
-    """The learner's ``n_envs`` games as an SB3 VecEnv: ``backend: aec`` steps a
-    ``SingleAgentEnv`` per game; ``backend: batched`` all games in one call. The config's
-    ``features`` follow each observation."""
-    if config.backend == "batched":
-        vec_env: VecEnv = make_vec_env(
-            config.n_envs,
-            config.num_players,
-            pool,
-            game=config.game,
-            skip_forced=config.skip_forced,
-            **config.env,
-        )
-    else:
-        vec_env = DummyVecEnv(
-            [lambda: Monitor(make_env(config, pool)) for _ in range(config.n_envs)]
-        )
+    """The learner's ``n_envs`` games as an SB3 VecEnv, all stepped in one call on the
+    game's batched engine; the config's ``features`` follow each observation."""
+    vec_env: VecEnv = make_vec_env(
+        config.n_envs,
+        config.num_players,
+        pool,
+        game=config.game,
+        skip_forced=config.skip_forced,
+        **config.env,
+    )
     features = config.observation_features()
     return vec_env if features is None else WithFeatures(vec_env, features)
 
