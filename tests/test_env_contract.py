@@ -6,17 +6,43 @@ game has (its action layout, its observation, its variants, its rendering) is te
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
+import random
 import subprocess
 import sys
+from pathlib import Path
 
+import gymnasium
 import numpy as np
 import pettingzoo
 import pytest
+from pettingzoo.env_registry.registration import aec_registry
 from pettingzoo.test import api_test, render_test, seed_test
+from spinner_env.train.vec_env import BatchedVecEnv
 
-from spinner_env.games import GAMES, GameSpec
+from spinner_env.aec import DominoAECEnv, Encoding
+from spinner_env.batched.core import BatchedEngine
+from spinner_env.batched.rollout import BatchedRollouts, CompiledRules
+from spinner_env.games import GAMES, CompiledPlayer, GameSpec, game_of, game_spec
+from spinner_env.match import MatchState
 from spinner_env.render import counted
+
+ADDING_A_GAME = Path(__file__).parent.parent / "docs" / "adding_a_game.md"
+ENV_MODULE_NAMES = (
+    "env",
+    "raw_env",
+    "ENCODING",
+    "NUM_ACTIONS",
+    "OBSERVATION_SIZE",
+    "OBSERVATION_SLICES",
+    "ACTIONS",
+    "DRAW_ACTION",
+    "PASS_ACTION",
+    "action_to_move",
+    "move_to_action",
+)
+"""What docs/adding_a_game.md says a game's env module defines."""
 
 SPECS = list(GAMES.values())
 PLAYER_COUNTS = [2, 3, 5, 8]
@@ -46,6 +72,59 @@ def random_steps(env, rng: np.random.Generator) -> None:
     """Masked random actions on a raw env until the episode ends."""
     while not all(env.terminations.values()):
         env.step(int(rng.choice(env.legal_actions())))
+
+
+@each_game
+def test_a_registered_game_provides_every_piece(game: GameSpec):
+    """docs/adding_a_game.md, piece by piece: the record's ids are registered, and every
+    loader imports and returns what the other layers use."""
+    assert game_spec(game.name) is game and game.gym_id in gymnasium.registry
+    assert game.aec_id in aec_registry
+    assert issubclass(game.raw_env, DominoAECEnv) and isinstance(game.encoding, Encoding)
+    assert issubclass(game.state_class, MatchState)
+    module = game.env_module
+    assert [name for name in ENV_MODULE_NAMES if not hasattr(module, name)] == []
+    assert module.ENCODING is game.encoding and module.raw_env is game.raw_env
+    for n in range(2, 9):
+        rules = game.random_rules(random.Random(n), n)
+        assert isinstance(rules, game.rules_class) and rules.num_players == n
+        assert game_of(rules) is game and isinstance(
+            game.raw_env(num_players=n).rules, game.rules_class
+        )
+    rules = game.rules_class(num_players=3)
+
+    engine = game.engine()
+    assert issubclass(engine, BatchedEngine) and engine.encoding is game.encoding
+    assert engine.num_actions == module.NUM_ACTIONS == game.encoding.num_actions
+
+    opponents = game.opponents()
+    assert callable(opponents.advance_to_learner)
+    points = opponents.greedy_points(rules)
+    assert isinstance(points, np.ndarray) and points.shape == (module.NUM_ACTIONS,)
+    assert isinstance(opponents.NUM_WEIGHTS, int) and opponents.NUM_WEIGHTS > 0
+    policy = opponents.heuristic_policy(np.zeros(opponents.NUM_WEIGHTS), "heuristic", rules)
+    assert callable(policy.act_batch)
+    twin = policy.compiled_twin(rules)
+    assert isinstance(twin, CompiledPlayer) and twin.kind == "heuristic"
+
+    rollouts = game.rollouts()
+    assert issubclass(rollouts, BatchedRollouts) and rollouts.engine is engine
+    assert rollouts.rules_class is game.rules_class and isinstance(rollouts.compiled, CompiledRules)
+    state = game.new_state(3, seed=0)
+    record = np.zeros(1, engine.game_dtype)[0]
+    rollouts.load_state(record, state)
+    read = rollouts.state_of(record, state.rules)  # validated: a hand in play of the rules
+    assert [set(hand) for hand in read.hands] == [set(hand) for hand in state.hands]
+
+    vec_env = game.vec_env()
+    assert issubclass(vec_env, BatchedVecEnv) and vec_env.rules_class is game.rules_class
+
+
+def test_the_adding_a_game_page_names_every_field_of_the_record():
+    page = ADDING_A_GAME.read_text()
+    missing = [f.name for f in dataclasses.fields(GameSpec) if f"| `{f.name}` |" not in page]
+    assert missing == []
+    assert all(f"`{name}`" in page for name in ENV_MODULE_NAMES if name not in ("env", "raw_env"))
 
 
 @each_game
