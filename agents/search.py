@@ -26,19 +26,19 @@ scores its hand point difference, S7 / M6.2, as ``hand_score_difference``) or of
 agent ``make_agent`` builds (``greedy``, ``heuristic``, ``expert``, ``checkpoint`` or a
 policy file).
 
-**Engines.** A rollout by ``random``, ``greedy``, ``heuristic`` or, in Spinner, ``expert``
-(its default or own weights) runs on the game's batched numba engine
-(:class:`spinner_env.batched.spinner_rollout.SpinnerRollouts`,
-:class:`spinner_env.batched.mexican_train_rollout.MexicanTrainRollouts`: the position is
-copied into a compiled game record and played out in compiled code, with the same result
-as on the reference engine for greedy, heuristic and expert); any other rollout (a
-checkpoint, a policy file, the Mexican Train expert) plays on the reference engine
-(``copy()`` of the rules engine, a Python policy). ``engine=auto`` (the default) takes the
-batched engine where it can (numba installed), ``engine=batched`` insists on it,
-``engine=reference`` never uses it. With
-heuristic rollouts the batched engine makes about 9 times as many ISMCTS iterations a
-second in both games, and PIMC about 21 (Spinner) and 15 (Mexican Train) times as many
-(``bench/bench_search.py``, docs/search.md).
+**Engines.** A rollout policy with a compiled twin for the game's rules
+(``Agent.compiled_twin``: ``random``, ``greedy``, ``heuristic`` and, in Spinner,
+``expert``, with their default or own weights) plays on the game's batched numba engine
+(its ``spinner_env.games.GameSpec``'s rollouts, such as
+:class:`spinner_env.batched.spinner_rollout.SpinnerRollouts`: the position is copied into
+a compiled game record and played out in compiled code, with the same result as on the
+reference engine for greedy, heuristic and expert); any other rollout (a checkpoint, a
+policy file, the Mexican Train expert) plays on the reference engine (``copy()`` of the
+rules engine, a Python policy). ``engine=auto`` (the default) takes the batched engine
+where it can (numba installed), ``engine=batched`` insists on it, ``engine=reference``
+never uses it. How many more iterations a second the batched engine gives, measured by
+``bench/bench_search.py``, is in docs/search.md ("Where rollouts run, and which engine
+is faster").
 
 **Budgets.** ``iterations`` (PIMC: ``determinizations``) is exact and reproducible: the
 agent's seed fixes every sample. ``time`` is CPU seconds of the deciding thread per
@@ -82,8 +82,8 @@ FINAL_CHOICES = ("visits", "mean")
 NONE = type(None)
 MIN_TIME = 0.002
 """Seconds: about one iteration (a determinization and a heuristic rollout of a 2-player
-Spinner hand from its start takes 1-3 ms on the reference engine); smaller time budgets
-could not finish one and are refused."""
+Spinner hand from its start on the reference engine, whose costs docs/search.md gives);
+smaller time budgets could not finish one and are refused."""
 
 Policy = Callable[[MatchState, list[Any], random.Random], Any]
 """A rollout policy: a legal move (of two or more) for the seat to act."""
@@ -169,8 +169,8 @@ class PIMCOptions(SearchOptions):
 
 @dataclass(frozen=True)
 class ISMCTSOptions(SearchOptions):
-    """``exploration``: the UCB1 constant, in units of the score (points / 100); 1.0 did best
-    of 0.1, 0.25, 0.5, 1.0 and 2.0 against ``heuristic`` on held-out deals (docs/search.md)."""
+    """``exploration``: the UCB1 constant, in units of the score (points / 100); the default
+    is the value tuned on held-out deals (docs/search.md, "Tuning")."""
 
     exploration: float = 1.0
     final: str = "visits"

@@ -18,10 +18,10 @@ the run uses seed ``seed + e``, in the order episodes end); ``step.done`` marks 
 
 Why numba: the per-decision work is branchy and touches a few dozen bytes per game, so
 whole-array numpy spends its time on temporaries and masked gathers; a compiled loop per
-game does the same work with no temporaries, two million decisions a second and more on
-one core (``bench/bench_speed.py``). The per-decision functions are inlined
-(``inline="always"``) into the loops over games, which spares a call with a long list of
-unpacked arguments per function and decision (about 10 % more decisions a second), and
+game does the same work with no temporaries, millions of decisions a second on one core
+(docs/speed.md, "The batched engines": ``bench/bench_speed.py``). The per-decision
+functions are inlined (``inline="always"``) into the loops over games, which spares a
+call with a long list of unpacked arguments per function and decision, and
 game records are unsigned, so that indexing with their values needs no negative-index
 fix-up.
 """
