@@ -31,6 +31,7 @@ from spinner_env.render import counted
 ADDING_A_GAME = Path(__file__).parent.parent / "docs" / "adding_a_game.md"
 ENV_MODULE_NAMES = (
     "env",
+    "MAX_PLAYERS",
     "raw_env",
     "ENCODING",
     "NUM_ACTIONS",
@@ -268,6 +269,23 @@ def test_hand_episode_ends_after_one_hand(game: GameSpec):
     start_hand = env.game.hand_number
     random_steps(env, np.random.default_rng(0))
     assert [r.hand_number for r in env.game.results] == [start_hand]
+
+
+@each_game
+def test_state_holds_every_hand_and_the_boneyard(game: GameSpec):
+    """The global state: the observation, then one row of tiles per seat (of the most
+    seats), then the boneyard."""
+    env = game.raw_env(num_players=2)
+    env.reset(seed=3)
+    state = env.state()
+    assert env.state_space.contains(state)
+    size, tiles = game.encoding.obs_size, game.encoding.num_tiles
+    rows = game.env_module.MAX_PLAYERS
+    hands = state[size : size + rows * tiles].reshape(rows, tiles)
+    for seat in range(2):
+        assert hands[seat].sum() == len(env.game.hands[seat]) > 0
+    assert not hands[2:].any()
+    assert state[size + rows * tiles :].sum() == len(env.game.boneyard)
 
 
 @each_game

@@ -24,7 +24,6 @@ from spinner_env.mexican_train_v0 import (
     DRAW_ACTION,
     MEXICAN_SLOT,
     NUM_ACTIONS,
-    OBSERVATION_SIZE,
     OBSERVATION_SLICES,
     PASS_ACTION,
     action_to_move,
@@ -152,17 +151,6 @@ def test_after_a_double_the_same_agent_acts_again_with_the_extra_placement_flag(
     assert np.flatnonzero(part["playable"]).tolist() == [0, MEXICAN_SLOT]
     assert np.flatnonzero(part["unsatisfied"]).tolist() == [0]
     assert np.flatnonzero(obs["action_mask"]).tolist() == [move_to_action(Place(parse("5-1"), 0))]
-
-
-def test_state_holds_every_hand_and_the_boneyard():
-    env = mexican_train_v0.raw_env(num_players=2)
-    env.reset(seed=3)
-    state = env.state()
-    assert env.state_space.contains(state)
-    hands = state[OBSERVATION_SIZE : OBSERVATION_SIZE + 8 * 91].reshape(8, 91)
-    for seat in range(2):
-        assert hands[seat].sum() == len(env.game.hands[seat]) == 16
-    assert state[OBSERVATION_SIZE + 8 * 91 :].sum() == len(env.game.boneyard) == 58
 
 
 def test_double_blank_50_variant_reaches_the_engine():
