@@ -107,6 +107,16 @@ class AgentView:
 _NUMBERS = ("probability", "value", "visits", "score")
 
 
+def scores_view(legal: np.ndarray, scores: Sequence[float]) -> AgentView:
+    """A hand-written player's view: its score of each legal move (none where the score is
+    not finite, a move it rules out)."""
+    moves = (
+        MoveView(int(a), score=float(x) if math.isfinite(x) else None)
+        for a, x in zip(legal, scores, strict=True)
+    )
+    return AgentView("scores", tuple(moves))
+
+
 def _finite(x: object) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 

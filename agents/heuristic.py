@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from spinner_env.agents.base import Agent, EngineView, lateness
+from spinner_env.agents.base import Agent, AgentView, EngineView, lateness, scores_view
 from spinner_env.agents.mexican_train_heuristic import (
     MexicanTrainHeuristicAgent,
     MexicanTrainWeights,
@@ -93,16 +93,26 @@ class HeuristicAgent(Agent):
     def choose(
         self, observation: np.ndarray | None, legal: np.ndarray, view: EngineView | None
     ) -> int:
+        return int(legal[int(np.argmax(self.legal_scores(legal, view)))])
+
+    def choose_explained(
+        self, observation: np.ndarray | None, legal: np.ndarray, view: EngineView | None
+    ) -> tuple[int, AgentView | None]:
+        """The best-scored move, with every legal move's score."""
+        scores = self.legal_scores(legal, view)
+        return int(legal[int(np.argmax(scores))]), scores_view(legal, scores)
+
+    def legal_scores(self, legal: np.ndarray, view: EngineView | None) -> list[float]:
+        """Its score of each of ``legal`` (action ids) for the seat to act."""
         view = self._view(view)
         game = view.game
         if isinstance(game, MexicanTrainState):
-            return self._mexican_train.choose(observation, legal, view)
+            return self._mexican_train.legal_scores(legal, view)
         if not isinstance(game, SpinnerState):
             raise ValueError(f"the heuristic agent does not play {type(game).__name__}")
         hand = self.count_hand(game)
         move_of = view.encoding.move_of
-        scores = [self.score(game, move_of(int(a)), hand) for a in legal]
-        return int(legal[int(np.argmax(scores))])
+        return [self.score(game, move_of(int(a)), hand) for a in legal]
 
     def compiled_weights(self) -> np.ndarray:
         """Its Spinner weights as the batched engine's compiled player reads them

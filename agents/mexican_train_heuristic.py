@@ -21,7 +21,7 @@ from abc import abstractmethod
 from dataclasses import dataclass
 
 import numpy as np
-from spinner_env.agents.base import Agent, EngineView, lateness
+from spinner_env.agents.base import Agent, AgentView, EngineView, lateness, scores_view
 
 from spinner_env.games import CompiledPlayer
 from spinner_env.mexican_train import (
@@ -72,13 +72,23 @@ class MexicanTrainPlayer(Agent):
     def choose(
         self, observation: np.ndarray | None, legal: np.ndarray, view: EngineView | None
     ) -> int:
+        return int(legal[int(np.argmax(self.legal_scores(legal, view)))])
+
+    def choose_explained(
+        self, observation: np.ndarray | None, legal: np.ndarray, view: EngineView | None
+    ) -> tuple[int, AgentView | None]:
+        """The best-scored placement, with every legal move's score."""
+        scores = self.legal_scores(legal, view)
+        return int(legal[int(np.argmax(scores))]), scores_view(legal, scores)
+
+    def legal_scores(self, legal: np.ndarray, view: EngineView | None) -> list[float]:
+        """Its score of each of ``legal`` (action ids) for the seat to act."""
         view = self._view(view)
         game = view.game
         if not isinstance(game, MexicanTrainState):
             raise ValueError(f"the Mexican Train {self.name} plays Mexican Train only")
         move_of = view.encoding.move_of
-        scores = self.scores(game, [move_of(int(a)) for a in legal])
-        return int(legal[int(np.argmax(scores))])
+        return self.scores(game, [move_of(int(a)) for a in legal])
 
     @abstractmethod
     def scores(self, game: MexicanTrainState, moves: list[Place]) -> list[float]:

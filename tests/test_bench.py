@@ -30,6 +30,7 @@ BENCH = Path(__file__).resolve().parent.parent / "bench"
         ("clone_capacity", "--smoke", "held-out agreement"),
         ("bench_agent_policy", "--smoke", "every opponent seat expert"),
         ("bench_openspiel", "--smoke", "python_block_dominoes"),
+        ("bench_records", "--smoke", "recorded / plain"),
     ],
 )
 def test_each_benchmark_runs_in_smoke_mode(script, smoke, printed, monkeypatch, capsys):

@@ -7,7 +7,7 @@ import json
 
 import pytest
 from spinner_env.agents import make_agent
-from spinner_env.agents.base import AgentView, MoveView, choose_move
+from spinner_env.agents.base import AgentView, MoveView, choose_move, choose_move_explained
 
 from spinner_env.games import game_spec
 from spinner_env.match import Draw
@@ -193,3 +193,34 @@ def test_a_draw_records_the_tile_it_took():
             if step.drew is not None:
                 assert str(states[k].boneyard[0]) == step.drew
     assert isinstance(record, Record)
+
+
+@pytest.mark.parametrize(
+    ("game", "name"),
+    [("spinner", "heuristic"), ("spinner", "expert"), ("mexican_train", "heuristic")],
+)
+def test_hand_written_players_show_their_scores_and_play_the_best(game, name):
+    """act_explained plays what act plays; a heuristic's view scores every legal move,
+    and the move played has the highest score."""
+    spec = game_spec(game)
+    state = spec.new_state(3, 4, **SHORT[game])
+    agent = make_agent(name, seed=0)
+    explained = 0
+    for _ in range(60):
+        if state.hand_over:
+            break
+        legal = spec.encoding.action_ids(state.legal_moves())
+        move, view = choose_move_explained(agent, state, spec.encoding)
+        assert move == choose_move(agent, state, spec.encoding)
+        if len(legal) > 1 and view is not None:
+            assert view.kind == "scores" and [m.action for m in view.moves] == sorted(legal)
+            scored = [m for m in view.moves if m.score is not None]
+            best = max(scored, key=lambda m: m.score)
+            assert spec.encoding.action_of(move) in {m.action for m in scored}
+            assert (
+                next(m.score for m in scored if m.action == spec.encoding.action_of(move))
+                == best.score
+            )
+            explained += 1
+        state.play_legal(move)
+    assert explained > 5
