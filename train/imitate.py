@@ -74,7 +74,13 @@ actions (B, number of actions) bools, the actions chosen (B,), the rewards that 
 
 
 def collect(
-    config: TrainConfig, opponents: Any, teacher: str, samples: int, seed: int
+    config: TrainConfig,
+    opponents: Any,
+    teacher: str,
+    samples: int,
+    seed: int,
+    student: BatchedPolicy | None = None,
+    teacher_share: float = 1.0,
 ) -> Demonstrations:
     """``samples`` decisions (at least) of ``teacher`` playing the learner's seat of the
     config's games against ``opponents`` (an opponent pool or anything ``LearnerBatch``
@@ -82,7 +88,11 @@ def collect(
     decides in all of them at once; any other (a search player, ``pimc:iterations=16``)
     plays through ``as_batched``'s ``AgentPolicy``, one game at a time, where the cost is
     its own search. Only whole episodes are kept, so that every decision has its return;
-    forced moves follow ``skip_forced``."""
+    forced moves follow ``skip_forced``.
+
+    With a ``student`` (DAgger, :mod:`spinner_env.train.dagger`), the teacher labels every
+    decision but plays only a random ``teacher_share`` of them; the student plays the
+    rest, so the states are the student's own (its returns too)."""
     batch = make_vec_env(
         config.n_envs,
         config.num_players,
@@ -91,12 +101,9 @@ def collect(
         skip_forced=config.skip_forced,
         **config.env,
     ).batch
-    try:
-        agent = make_agent(teacher, seed=seed, encoding=game_spec(config.game).encoding)
-        teacher_policy = as_batched(agent, batch.rules)
-    except ValueError as error:
-        raise ValueError(f"pretrain.imitate: {error}") from None
-    play = _batched_play(batch, teacher_policy, seed)
+    play = _batched_play(
+        batch, teacher_policy(config, teacher, seed, batch.rules), seed, student, teacher_share
+    )
     obs, masks, actions, rewards, dones = [], [], [], [], []
     complete = 0  # decisions in finished episodes so far
     open_steps: np.ndarray | None = None  # each game's decisions since its last end
@@ -128,15 +135,43 @@ def collect(
     )
 
 
+def teacher_policy(
+    config: TrainConfig, teacher: str, seed: int, rules: Any = None
+) -> BatchedPolicy | AgentPolicy:
+    """``teacher`` (a spec) as it plays the learner's seat of the config's batched games
+    (``rules``: theirs, default the config's); ValueError, naming ``pretrain.imitate``,
+    for a spec that is not an agent or an agent of another game."""
+    spec = game_spec(config.game)
+    if rules is None:
+        rules = spec.raw_env(num_players=config.num_players, **config.env).rules
+    try:
+        return as_batched(make_agent(teacher, seed=seed, encoding=spec.encoding), rules)
+    except ValueError as error:
+        raise ValueError(f"pretrain.imitate: {error}") from None
+
+
 def _batched_play(
-    batch: LearnerBatch, player: BatchedPolicy | AgentPolicy, seed: int
+    batch: LearnerBatch,
+    player: BatchedPolicy | AgentPolicy,
+    seed: int,
+    student: BatchedPolicy | None = None,
+    teacher_share: float = 1.0,
 ) -> Iterator[Step]:
-    """``player`` in the learner's seat of every game of ``batch``, step by step."""
+    """``player`` in the learner's seat of every game of ``batch``, step by step; with a
+    ``student``, ``player``'s actions are the labels, and the student's are played where
+    a draw falls outside ``teacher_share``."""
     batch.reset(seed)
+    shares = np.random.default_rng([seed, 1])  # its own draws: the games' are the batch's
     while True:
         obs, mask = batch.obs.copy(), batch.mask != 0
         chosen = batch.actions_of(player)
-        batch.step(chosen)
+        played = chosen
+        if student is not None:
+            own = np.flatnonzero(shares.random(len(chosen)) >= teacher_share)
+            if own.size:
+                played = chosen.copy()
+                played[own] = batch.actions_of(student, own)
+        batch.step(played)
         yield obs, mask, chosen, batch.rewards.astype(np.float32), batch.dones.copy()
 
 

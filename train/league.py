@@ -103,21 +103,23 @@ def pfsp_weights(win_rates: np.ndarray, exponent: float) -> np.ndarray:
     return f / total if total > 0 else np.full(len(f), 1.0 / len(f))
 
 
+def jittered_weights(weights: Any, rng: np.random.Generator, jitter: float) -> Any:
+    """A weights dataclass whose float fields are ``weights``' times ``exp(jitter * N(0,
+    1))``; the sign of each weight is kept."""
+    changes = {
+        f.name: getattr(weights, f.name) * float(np.exp(jitter * rng.standard_normal()))
+        for f in dataclasses.fields(weights)
+        if isinstance(getattr(weights, f.name), float)
+    }
+    return dataclasses.replace(weights, **changes)
+
+
 def jittered_heuristic(rng: np.random.Generator, jitter: float) -> HeuristicAgent:
-    """A heuristic player whose float weights (both games') are the defaults times
-    ``exp(jitter * N(0, 1))``; the sign of each weight is kept."""
-
-    def jittered(weights: Any) -> Any:
-        changes = {
-            f.name: getattr(weights, f.name) * float(np.exp(jitter * rng.standard_normal()))
-            for f in dataclasses.fields(weights)
-            if isinstance(getattr(weights, f.name), float)
-        }
-        return dataclasses.replace(weights, **changes)
-
+    """A heuristic player whose float weights (both games') are the defaults, jittered
+    (:func:`jittered_weights`)."""
     return HeuristicAgent(
-        weights=jittered(HeuristicWeights()),
-        mexican_train_weights=jittered(MexicanTrainWeights()),
+        weights=jittered_weights(HeuristicWeights(), rng, jitter),
+        mexican_train_weights=jittered_weights(MexicanTrainWeights(), rng, jitter),
     )
 
 
