@@ -249,9 +249,9 @@ class LearnerBatch:
         learner_seat: int | None = None,
         skip_forced: bool = False,
     ) -> None:
-        self.game = _game(rules)
-        self._opponents = self.game.opponents()
-        self.engine = self.game.engine()(
+        # The game's record and modules are looked up, not kept: the batch stays picklable.
+        game = _game(rules)
+        self.engine = game.engine()(
             num_envs, rules, reward=reward, episode=episode, learner_seat=learner_seat
         )
         self.rules = self.engine.rules
@@ -260,7 +260,7 @@ class LearnerBatch:
         self.skip_forced = skip_forced
         self._policies: list[BatchedPolicy | AgentPolicy] = []
         self._kinds = np.zeros(0, np.int64)  # OPPONENT_* of each policy
-        self.heuristic_weights = np.zeros((0, self._opponents.NUM_WEIGHTS), np.float64)
+        self.heuristic_weights = np.zeros((0, game.opponents().NUM_WEIGHTS), np.float64)
         # id(opponent) -> (policy index, opponent): holding the opponent keeps its id unique.
         self._policy_index: dict[int, tuple[int, Any]] = {}
         self._sampler: OpponentSampler | None = None
@@ -349,8 +349,9 @@ class LearnerBatch:
         """
         engine = self.engine
         games = np.arange(self.num_envs)
+        opponents = _game(self.rules).opponents()
         while True:
-            self._opponents.advance_to_learner(
+            opponents.advance_to_learner(
                 engine.games,
                 engine.params,
                 engine._next_seed,
