@@ -1,12 +1,12 @@
-"""MaskablePPO environment steps per second: the AEC-based wrapper vs the batched adapter.
+"""MaskablePPO environment steps per second on the batched adapter, at several widths.
 
-Both runs take one config whole (PPO settings, env arguments, opponent pool) and build
-the env as ``spinner_env.train.ppo`` does for ``backend: aec`` and ``backend: batched``; the pool
-also holds one snapshot of the starting policy, as a training run's pool does after its
-first ``snapshot_every`` steps. Each run learns the same number of steps on one torch
-thread. The time is split into collecting rollouts (env, opponents, policy forward) and
-PPO's gradient updates, which the env does not touch. Extra batched rows keep the rollout
-size (``n_envs * n_steps``) and raise ``n_envs``, which only a batched env makes cheap.
+Every run takes one config whole (PPO settings, env arguments, opponent pool) and builds
+the env as ``spinner_env.train.ppo`` does; the pool also holds one snapshot of the
+starting policy, as a training run's pool does after its first ``snapshot_every`` steps.
+Each run learns the same number of steps on one torch thread. The time is split into
+collecting rollouts (env, opponents, policy forward) and PPO's gradient updates, which the
+env does not touch. The wider rows keep the rollout size (``n_envs * n_steps``) and raise
+``n_envs``, which a batched env makes cheap.
 
     python bench/bench_ppo.py --config configs/quick.yaml --timesteps 20000
     python bench/bench_ppo.py --smoke     # 256 steps, rollouts of 256, one wide row: does it run
@@ -25,9 +25,8 @@ from spinner_env.train.config import TrainConfig, load_config
 from spinner_env.train.ppo import make_pool, make_training_env, snapshot
 
 
-def steps_per_second(config: TrainConfig, backend: str, timesteps: int) -> dict[str, float]:
+def steps_per_second(config: TrainConfig, timesteps: int) -> dict[str, float]:
     """Learn ``timesteps`` steps; the rates overall and of rollout collection alone."""
-    config = config.replace(backend=backend)
     pool = make_pool(config, seed=0)
     env = make_training_env(config, pool)
     env.seed(0)
@@ -77,24 +76,21 @@ def main(argv: Sequence[str] | None = None) -> None:
         config = with_rollout(config, 4, 64)
     rollout = config.n_envs * config.ppo.n_steps
 
-    runs: list[tuple[str, str, TrainConfig]] = [
-        ("aec", f"AEC SingleAgentEnv, n_envs={config.n_envs}", config),
-        ("batched", f"batched, n_envs={config.n_envs}", config),
-    ]
+    runs: list[tuple[str, TrainConfig]] = [(f"batched, n_envs={config.n_envs}", config)]
     for n_envs in args.batched_n_envs:
         n_steps = max(1, rollout // n_envs)
         wide = with_rollout(config, n_envs, n_steps)
-        runs.append(("batched", f"batched, n_envs={n_envs} n_steps={n_steps}", wide))
+        runs.append((f"batched, n_envs={n_envs} n_steps={n_steps}", wide))
 
     print(f"config {args.config}, opponents {config.opponents}, {args.timesteps} steps per run")
-    print(f"{'env':<38} {'steps/s':>9} {'rollout steps/s':>16} {'update share':>13} {'x AEC':>6}")
+    print(f"{'env':<38} {'steps/s':>9} {'rollout steps/s':>16} {'update share':>13} {'x first':>7}")
     base = None
-    for backend, label, run_config in runs:
-        stats = steps_per_second(run_config, backend, args.timesteps)
+    for label, run_config in runs:
+        stats = steps_per_second(run_config, args.timesteps)
         base = base or stats["steps_per_s"]
         print(
             f"{label:<38} {stats['steps_per_s']:>9,.0f} {stats['rollout_steps_per_s']:>16,.0f} "
-            f"{stats['update_share']:>13.0%} {stats['steps_per_s'] / base:>6.1f}"
+            f"{stats['update_share']:>13.0%} {stats['steps_per_s'] / base:>7.1f}"
         )
 
 
