@@ -31,6 +31,7 @@ BENCH = Path(__file__).resolve().parent.parent / "bench"
         ("bench_agent_policy", "--smoke", "every opponent seat expert"),
         ("bench_openspiel", "--smoke", "python_block_dominoes"),
         ("bench_records", "--smoke", "recorded / plain"),
+        ("bench_executor", "--smoke", "ms per task"),
     ],
 )
 def test_each_benchmark_runs_in_smoke_mode(script, smoke, printed, monkeypatch, capsys):
