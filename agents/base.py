@@ -210,6 +210,26 @@ class Agent(ABC):
         return f"{type(self).__name__}({self.name!r})"
 
 
+class ScoringAgent(Agent):
+    """A hand-written player: it scores every legal move and plays the best-scored one, and
+    shows the scores (:func:`scores_view`) when asked what it saw."""
+
+    @abstractmethod
+    def legal_scores(self, legal: np.ndarray, view: EngineView | None) -> list[float]:
+        """Its score of each of ``legal`` (action ids) for the seat to act."""
+
+    def choose(
+        self, observation: np.ndarray | None, legal: np.ndarray, view: EngineView | None
+    ) -> int:
+        return int(legal[int(np.argmax(self.legal_scores(legal, view)))])
+
+    def choose_explained(
+        self, observation: np.ndarray | None, legal: np.ndarray, view: EngineView | None
+    ) -> tuple[int, AgentView | None]:
+        scores = self.legal_scores(legal, view)
+        return int(legal[int(np.argmax(scores))]), scores_view(legal, scores)
+
+
 def choose_move(agent: Agent, state: MatchState, encoding: Encoding) -> Any:
     """The move ``agent`` chooses for the seat to act in ``state``, asked as the
     environment asks it (observation, mask, engine view); ValueError if it picks an

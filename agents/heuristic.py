@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from spinner_env.agents.base import Agent, AgentView, EngineView, lateness, scores_view
+from spinner_env.agents.base import EngineView, ScoringAgent, lateness
 from spinner_env.agents.mexican_train_heuristic import (
     MexicanTrainHeuristicAgent,
     MexicanTrainWeights,
@@ -63,7 +63,7 @@ class HeuristicWeights:
         return np.array([getattr(self, name, 0.0) for name in WEIGHT_NAMES], np.float64)
 
 
-class HeuristicAgent(Agent):
+class HeuristicAgent(ScoringAgent):
     """The strongest hand-written player of the suite (see the module docstring).
 
     It plays Spinner as described above, and Mexican Train by
@@ -90,20 +90,7 @@ class HeuristicAgent(Agent):
         """The weights it plays Mexican Train with."""
         return self._mexican_train.weights
 
-    def choose(
-        self, observation: np.ndarray | None, legal: np.ndarray, view: EngineView | None
-    ) -> int:
-        return int(legal[int(np.argmax(self.legal_scores(legal, view)))])
-
-    def choose_explained(
-        self, observation: np.ndarray | None, legal: np.ndarray, view: EngineView | None
-    ) -> tuple[int, AgentView | None]:
-        """The best-scored move, with every legal move's score."""
-        scores = self.legal_scores(legal, view)
-        return int(legal[int(np.argmax(scores))]), scores_view(legal, scores)
-
     def legal_scores(self, legal: np.ndarray, view: EngineView | None) -> list[float]:
-        """Its score of each of ``legal`` (action ids) for the seat to act."""
         view = self._view(view)
         game = view.game
         if isinstance(game, MexicanTrainState):

@@ -21,7 +21,7 @@ from abc import abstractmethod
 from dataclasses import dataclass
 
 import numpy as np
-from spinner_env.agents.base import Agent, AgentView, EngineView, lateness, scores_view
+from spinner_env.agents.base import EngineView, ScoringAgent, lateness
 
 from spinner_env.games import CompiledPlayer
 from spinner_env.mexican_train import (
@@ -61,7 +61,7 @@ class MexicanTrainWeights:
         return np.array([getattr(self, name) for name in WEIGHT_NAMES], np.float64)
 
 
-class MexicanTrainPlayer(Agent):
+class MexicanTrainPlayer(ScoringAgent):
     """A hand-written Mexican Train player: it scores every legal placement and plays the
     best (the first of equals)."""
 
@@ -69,20 +69,7 @@ class MexicanTrainPlayer(Agent):
     needs_observation = False
     plays = (MexicanTrainState,)
 
-    def choose(
-        self, observation: np.ndarray | None, legal: np.ndarray, view: EngineView | None
-    ) -> int:
-        return int(legal[int(np.argmax(self.legal_scores(legal, view)))])
-
-    def choose_explained(
-        self, observation: np.ndarray | None, legal: np.ndarray, view: EngineView | None
-    ) -> tuple[int, AgentView | None]:
-        """The best-scored placement, with every legal move's score."""
-        scores = self.legal_scores(legal, view)
-        return int(legal[int(np.argmax(scores))]), scores_view(legal, scores)
-
     def legal_scores(self, legal: np.ndarray, view: EngineView | None) -> list[float]:
-        """Its score of each of ``legal`` (action ids) for the seat to act."""
         view = self._view(view)
         game = view.game
         if not isinstance(game, MexicanTrainState):
