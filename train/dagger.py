@@ -47,15 +47,15 @@ from typing import Any
 import numpy as np
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from spinner_env.agents import make_agent
-from spinner_env.agents.expert import ExpertAgent, ExpertWeights
-from spinner_env.agents.mexican_train_expert import MexicanTrainExpertWeights
+from spinner_env.agents.expert import ExpertAgent
+from spinner_env.agents.heuristic import HeuristicAgent
 from spinner_env.agents.policy import SUFFIX as POLICY_SUFFIX
 from spinner_env.agents.policy import PolicyAgent, PolicyHeader, load_policy, save_policy
 from spinner_env.train.cli import ArgumentParser, fail_cleanly
 from spinner_env.train.config import TrainConfig, load_config
 from spinner_env.train.evaluate import tournament
 from spinner_env.train.imitate import Demonstrations, agreement, collect, fit, teacher_policy
-from spinner_env.train.league import jittered_heuristic, jittered_weights
+from spinner_env.train.league import jittered_player
 from spinner_env.train.ppo import CONFIG_HELP, limit_threads, value_target
 
 from spinner_env.files import write_text_atomic
@@ -141,14 +141,6 @@ class LineUp:
         return [self.members[i] for i in rng.choice(len(self.members), size=count, p=p)]
 
 
-def jittered_expert(rng: np.random.Generator, jitter: float) -> ExpertAgent:
-    """An expert whose float weights (both games') are the defaults, jittered."""
-    return ExpertAgent(
-        weights=jittered_weights(ExpertWeights(), rng, jitter),
-        mexican_train_weights=jittered_weights(MexicanTrainExpertWeights(), rng, jitter),
-    )
-
-
 def line_up(config: TrainConfig, jittered: int, jitter: float) -> LineUp:
     """The config's baselines by their weights, and ``jittered`` heuristics and as many
     experts with jittered weights, weight 1 each."""
@@ -157,7 +149,7 @@ def line_up(config: TrainConfig, jittered: int, jitter: float) -> LineUp:
     members: list[Any] = [make_agent(s, seed=config.seed, encoding=encoding) for s in baselines]
     rng = np.random.default_rng([config.seed, 2])
     for _ in range(jittered):
-        members += [jittered_heuristic(rng, jitter), jittered_expert(rng, jitter)]
+        members += [jittered_player(cls, rng, jitter) for cls in (HeuristicAgent, ExpertAgent)]
     return LineUp(members, list(baselines.values()) + [1.0] * (2 * jittered))
 
 

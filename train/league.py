@@ -48,14 +48,14 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 import yaml
 from sb3_contrib import MaskablePPO
 from spinner_env.agents import make_agent
-from spinner_env.agents.heuristic import HeuristicAgent, HeuristicWeights
-from spinner_env.agents.mexican_train_heuristic import MexicanTrainWeights
+from spinner_env.agents.expert import ExpertAgent
+from spinner_env.agents.heuristic import HeuristicAgent
 from spinner_env.agents.policy import SUFFIX as POLICY_SUFFIX
 from spinner_env.agents.policy import save_policy
 from spinner_env.train.cli import fail_cleanly
@@ -114,12 +114,18 @@ def jittered_weights(weights: Any, rng: np.random.Generator, jitter: float) -> A
     return dataclasses.replace(weights, **changes)
 
 
-def jittered_heuristic(rng: np.random.Generator, jitter: float) -> HeuristicAgent:
-    """A heuristic player whose float weights (both games') are the defaults, jittered
-    (:func:`jittered_weights`)."""
-    return HeuristicAgent(
-        weights=jittered_weights(HeuristicWeights(), rng, jitter),
-        mexican_train_weights=jittered_weights(MexicanTrainWeights(), rng, jitter),
+PlayerT = TypeVar("PlayerT", HeuristicAgent, ExpertAgent)
+
+
+def jittered_player(
+    player_class: type[PlayerT], rng: np.random.Generator, jitter: float
+) -> PlayerT:
+    """A hand-written player of ``player_class`` (``HeuristicAgent`` or ``ExpertAgent``)
+    whose float weights, both games', are its defaults jittered (:func:`jittered_weights`)."""
+    defaults = player_class()
+    return player_class(
+        weights=jittered_weights(defaults.weights, rng, jitter),
+        mexican_train_weights=jittered_weights(defaults.mexican_train_weights, rng, jitter),
     )
 
 
@@ -152,7 +158,7 @@ class League:
                 raise ValueError(f"opponents.baselines: {error}") from error
             self.members.append(Member(spec, agent, "style", prior))
         for i in range(self.config.heuristic_variants):
-            agent = jittered_heuristic(rng, self.config.weight_jitter)
+            agent = jittered_player(HeuristicAgent, rng, self.config.weight_jitter)
             self.members.append(Member(f"heuristic~{i + 1}", agent, "style"))
 
     def add(self, name: str, agent: Any, kind: Kind) -> None:
