@@ -13,6 +13,21 @@ as it was):
   action id, as listed in ``legal``), then the agents' replies up to the person's next
   decision or the end of the hand.
 - ``POST /api/games/{id}/next-hand`` ``{seat}``: deal the next hand once one is over.
+- ``POST /api/games/{id}/analysis`` ``{seat, agent}``: what the agent ``agent`` (any
+  ``make_agent`` spec the server allows) would play in the person's position, with its
+  view of every legal move (probabilities, values or scores, as bars). Asked on a copy
+  of the state by a fresh agent, so the game and its agents' randomness are untouched.
+
+Replays (the records directory's match records, and uploaded ones):
+
+- ``GET /api/records``: the records directory's files (name, bytes, modified).
+- ``POST /api/records``: upload a record (the raw JSON body, at most
+  ``max_upload_bytes``: 413 above); its id.
+- ``GET /api/records/{id}``: a record's game, seats, totals and every hand's moves.
+- ``GET /api/records/{id}/hands/{hand}/steps/{step}``: the table before move ``step`` of
+  hand ``hand`` (``step`` = the hand's move count: after its last), every hand face up,
+  and the acting seat's legal moves with the recorded agent's view as bars and the move
+  played marked.
 
 A state answer shows only what the seat may know (S2.5, M7): its own hand, every
 seat's tile count and total, the boneyard's size, the public layout and log. The board
@@ -34,15 +49,16 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
-from spinner_env.agents import BASELINES
-from spinner_env.games import GAMES
-from spinner_env.match import Draw, Pass
+from spinner_env.agents import BASELINES, make_agent
+from spinner_env.agents.base import AgentView, choose_move_explained
+from spinner_env.games import GAMES, GameSpec
+from spinner_env.match import Draw, MatchState, Pass
 from spinner_env.mexican_train import MexicanTrainState
 from spinner_env.picture import table_scene, to_svg
 from spinner_env.play import HUMAN, Table, seat_specs
-from spinner_env.records import save_record
+from spinner_env.records import MAX_RECORD_BYTES, Record, save_record
 from spinner_env.spinner import SpinnerTile
-from spinner_env.web.store import GameStore, UnknownGameError
+from spinner_env.web.store import GameStore, RecordShelf, UnknownGameError, UnknownRecordError
 
 STATIC = Path(__file__).parent / "static"
 
@@ -65,17 +81,24 @@ class SeatRequest(BaseModel):
     seat: int
 
 
+class AnalysisRequest(BaseModel):
+    seat: int
+    agent: str = Field(min_length=1)
+
+
 def create_app(
     data_dir: Path,
     max_games: int = 64,
     checkpoints: Sequence[str] = (),
     records_dir: Path | None = None,
+    max_upload_bytes: int = MAX_RECORD_BYTES,
 ) -> FastAPI:
     """The app, holding at most ``max_games`` games, each kept in ``data_dir``.
 
     ``records_dir`` (default ``data_dir/records``) receives the match record of every game
     that finishes, and of every game dropped unfinished (abandoned), as ``{id}.json``; the
-    replay viewer reads its records from there.
+    replay viewer reads its records from there, and holds uploads of at most
+    ``max_upload_bytes``.
 
     Opponents are agent names (``make_agent`` decides which exist); a checkpoint file is
     loaded only if it is one of ``checkpoints``, so a request cannot make the server read
@@ -89,6 +112,7 @@ def create_app(
             save_record(table.record(), records / f"{game_id}.json")
 
     store = GameStore(data_dir, max_games, on_drop=keep_record)
+    shelf = RecordShelf(records)
     agent_choices = [*BASELINES, "checkpoint", *checkpoints]
     app = FastAPI(title="spinner-env web game")
     app.state.store = store
@@ -116,10 +140,7 @@ def create_app(
         if request.seat >= request.players:
             raise HTTPException(422, f"seat must be from 0 to {request.players - 1}")
         for spec in request.opponents:
-            if _is_path(spec) and spec not in checkpoints:
-                raise HTTPException(
-                    422, f"agent {spec!r} is a file the server was not started with (--checkpoint)"
-                )
+            _check_allowed(spec, checkpoints)
         seed = request.seed if request.seed is not None else secrets.randbelow(2**62)
         try:
             seats = seat_specs(request.players, [request.seat], request.opponents)
@@ -175,11 +196,174 @@ def create_app(
                 keep_record(game_id, table)
             return _answer(game_id, table, seat, steps)
 
+    @app.post("/api/games/{game_id}/analysis")
+    def analysis(game_id: str, request: AnalysisRequest) -> dict[str, Any]:
+        with store.lock:
+            table = _table(store, game_id)
+            seat = _person(table, request.seat)
+            state = table.state
+            if state.hand_over or state.current != seat:
+                raise HTTPException(409, "analysis is for your turn: it is not your move now")
+            _check_allowed(request.agent, checkpoints)
+            try:
+                agent = make_agent(request.agent, seed=table.seed, encoding=table.game.encoding)
+                agent.seed([table.seed, seat, len(table.log)])
+                # A copy: an agent never changes its view, and this one cannot.
+                move, view = choose_move_explained(agent, state.copy(), table.game.encoding)
+            except ValueError as err:
+                raise HTTPException(422, f"agent {request.agent!r}: {err}") from None
+            action = table.game.encoding.action_of(move)
+            return {
+                "agent": agent.name,
+                "move": {"action": action, "label": str(move)},
+                "kind": None if view is None else view.kind,
+                "value": None if view is None else view.value,
+                "moves": _move_bars(table.game, state, view, action),
+            }
+
+    @app.get("/api/records")
+    def record_listing() -> dict[str, Any]:
+        return {"records": shelf.listing()}
+
+    @app.post("/api/records", status_code=201)
+    async def upload_record(request: Request) -> dict[str, Any]:
+        declared = request.headers.get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) > max_upload_bytes:
+            raise HTTPException(413, f"the record is larger than {max_upload_bytes} bytes")
+        body = bytearray()
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > max_upload_bytes:
+                raise HTTPException(413, f"the record is larger than {max_upload_bytes} bytes")
+        try:
+            record_id = shelf.upload(bytes(body))
+        except ValueError as err:
+            raise HTTPException(400, str(err)) from None
+        return _record_summary(record_id, shelf.get(record_id))
+
+    @app.get("/api/records/{record_id}")
+    def open_record(record_id: str) -> dict[str, Any]:
+        return _record_summary(record_id, _record(shelf, record_id))
+
+    @app.get("/api/records/{record_id}/hands/{hand}/steps/{step}")
+    def replay_step(record_id: str, hand: int, step: int) -> dict[str, Any]:
+        record = _record(shelf, record_id)
+        if not 0 <= hand < len(record.hands):
+            raise HTTPException(404, f"hand must be from 0 to {len(record.hands) - 1}")
+        steps = record.hands[hand].steps
+        if not 0 <= step <= len(steps):
+            raise HTTPException(404, f"step must be from 0 to {len(steps)} in hand {hand}")
+        return _replay_frame(record, hand, step)
+
     return app
 
 
 def _is_path(spec: str) -> bool:
     return "/" in spec or "\\" in spec or spec.endswith((".safetensors", ".pt", ".zip"))
+
+
+def _check_allowed(spec: str, checkpoints: Sequence[str]) -> None:
+    """422 for an agent spec naming a file the server was not started with."""
+    if _is_path(spec) and spec not in checkpoints:
+        raise HTTPException(
+            422, f"agent {spec!r} is a file the server was not started with (--checkpoint)"
+        )
+
+
+def _record(shelf: RecordShelf, record_id: str) -> Record:
+    """The record ``record_id`` names: 404 if there is none by that name in the records
+    directory (or it lies outside it), 400 with the loader's message if it is no record."""
+    try:
+        return shelf.get(record_id)
+    except UnknownRecordError:
+        raise HTTPException(
+            404, f"no record {record_id!r} in the records directory, nor an upload by that id"
+        ) from None
+    except ValueError as err:
+        raise HTTPException(400, str(err)) from None
+
+
+def _record_summary(record_id: str, record: Record) -> dict[str, Any]:
+    return {
+        "id": record_id,
+        "game": record.game.name,
+        "seats": [
+            {"seat": s, "agent": seat.agent, "name": seat.name}
+            for s, seat in enumerate(record.seats)
+        ],
+        "totals": list(record.totals),
+        "finished": record.finished,
+        "hands": [
+            {"moves": [step.move for step in hand.steps], "result": hand.result}
+            for hand in record.hands
+        ],
+    }
+
+
+def _replay_frame(record: Record, hand: int, step: int) -> dict[str, Any]:
+    """The table of ``record`` before move ``step`` of hand ``hand``: the board as the
+    acting seat sees it, every hand face up (it is a replay), and the acting seat's legal
+    moves with the recorded view's bars and the move played marked."""
+    state = record.states(hand)[step]
+    steps = record.hands[hand].steps
+    played = steps[step] if step < len(steps) else None
+    viewer = None if state.hand_over else state.current
+    view = None if played is None else played.view
+    return {
+        "hand": hand,
+        "step": step,
+        "moves_in_hand": len(steps),
+        "current": None if state.hand_over else state.current,
+        "hand_over": state.hand_over,
+        "totals": list(state.totals),
+        "boneyard": len(state.boneyard),
+        "hands": [[str(t) for t in tiles] for tiles in state.hands],
+        "board": to_svg(table_scene(state, viewer)),
+        "played": None
+        if played is None
+        else {
+            "seat": played.seat,
+            "action": played.action,
+            "move": played.move,
+            "drew": played.drew,
+        },
+        "kind": None if view is None else view.kind,
+        "value": None if view is None else view.value,
+        "moves": [] if played is None else _move_bars(record.game, state, view, played.action),
+    }
+
+
+def _move_bars(
+    game: GameSpec, state: MatchState, view: AgentView | None, chosen: int
+) -> list[dict[str, Any]]:
+    """Every legal move of ``state`` with the numbers ``view`` has for it and a bar length
+    in [0, 1] (probability; visits, else value, over the largest; a score's place between
+    the lowest and highest), and whether it is the ``chosen`` action."""
+    seen = {} if view is None else {m.action: m for m in view.moves}
+    rows = []
+    for move in state.legal_moves():
+        action = game.encoding.action_of(move)
+        numbers = seen.get(action)
+        row = {"action": action, "label": str(move), "chosen": action == chosen}
+        for key in ("probability", "value", "visits", "score"):
+            row[key] = None if numbers is None else getattr(numbers, key)
+        rows.append(row)
+    kind = None if view is None else view.kind
+    key = {"policy": "probability", "scores": "score"}.get(kind or "", "visits")
+    if kind == "search" and all(row["visits"] is None for row in rows):
+        key = "value"
+    numbers = [row[key] for row in rows if row[key] is not None]
+    low = min(numbers, default=0.0) if key in ("score", "value") else 0.0
+    high = max(numbers, default=0.0)
+    for row in rows:
+        x = row[key]
+        if x is None or kind is None:
+            row["bar"] = None
+        elif key == "probability":
+            row["bar"] = float(x)
+        else:
+            row["bar"] = 1.0 if high == low else (x - low) / (high - low)
+    return rows
 
 
 def _table(store: GameStore, game_id: str) -> Table:
