@@ -1,6 +1,8 @@
 """The web game's JSON API through an HTTP test client: every endpoint, bad requests
 (4xx, state unchanged), hidden information never leaked (S2.5), the bound on games
-held, and recovery after a restart."""
+held, and recovery after a restart; the replay viewer's endpoints (only the records
+directory's files, uploads bounded, every frame the record's state) and the analysis
+(off unless asked, the table unchanged)."""
 
 from __future__ import annotations
 
@@ -10,10 +12,14 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from spinner_env.agents import make_agent
+from spinner_env.agents.base import choose_move_explained
 
 from spinner_env.games import game_spec
 from spinner_env.mexican_train import MexicanTile
+from spinner_env.picture import table_scene, to_svg
 from spinner_env.play import Table
+from spinner_env.records import Recorder, Seat, save_record
 from spinner_env.spinner import ALL_TILES, SpinnerState, SpinnerTile, parse
 from spinner_env.web import create_app
 
@@ -249,3 +255,214 @@ def test_a_tile_fitting_either_way_offers_both_ends_to_leave_open(tmp_path):
     leave_s = next(m for m in choices if m["opens"] == "S")
     after = first_move(c, {**seen, "legal": [leave_s]})["state"]
     assert "player_0: 9-S on 9 (opens S)" in after["log"]
+
+
+# ------------------------------------------------------------------ replays
+def recorded_match(game: str, players: int, specs: list[str], seed: int = 3, hands: int = 1):
+    """A record of agents playing one another, each decision with what the agent saw."""
+    spec = game_spec(game)
+    rules = {"num_hands" if game == "spinner" else "num_rounds": hands}
+    state = spec.new_state(players, seed, **rules)
+    agents = [make_agent(s, seed=k, encoding=spec.encoding) for k, s in enumerate(specs)]
+    recorder = Recorder(spec, state, [Seat(s, a.name) for s, a in zip(specs, agents, strict=True)])
+    while not state.match_over:
+        if state.hand_over:
+            state.start_next_hand()
+            recorder.new_hand(state)
+        seat = state.current
+        move, view = choose_move_explained(agents[seat], state, spec.encoding)
+        state.apply(move)
+        recorder.played(state, seat, move, view)
+    return recorder.record()
+
+
+def replay_client(tmp_path: Path, **kwargs) -> tuple[TestClient, Path]:
+    records = tmp_path / "records"
+    records.mkdir()
+    return client(tmp_path / "games", records_dir=records, **kwargs), records
+
+
+def test_the_listing_names_the_record_files_only(tmp_path):
+    c, records = replay_client(tmp_path)
+    assert c.get("/api/records").json() == {"records": []}
+    save_record(recorded_match("spinner", 2, ["heuristic", "random"]), records / "a.json")
+    (records / "notes.txt").write_text("not a record")
+    (records / ".hidden.json").write_text("{}")
+    listed = c.get("/api/records").json()["records"]
+    assert [r["name"] for r in listed] == ["a.json"]
+    assert listed[0]["bytes"] == (records / "a.json").stat().st_size
+
+
+def test_without_a_records_directory_the_listing_is_empty_and_uploads_work(tmp_path):
+    c = client(tmp_path / "games", records_dir=tmp_path / "records")
+    (tmp_path / "records").rmdir()  # created by the app; gone, the listing is empty
+    assert c.get("/api/records").json() == {"records": []}
+    text = json.dumps(recorded_match("spinner", 2, ["random", "random"]).to_dict())
+    assert c.post("/api/records", content=text).status_code == 201
+
+
+@pytest.mark.parametrize(("game", "players"), [("spinner", 3), ("mexican_train", 4)])
+def test_every_replay_frame_is_the_records_state(tmp_path, game, players):
+    """Each frame shows the state Record.states replays to: every hand face up, the
+    board drawn from it, the legal moves with the recorded view and the move played."""
+    c, records = replay_client(tmp_path)
+    specs = ["heuristic", "expert", "random", "greedy"][:players]
+    record = recorded_match(game, players, specs, hands=2)
+    save_record(record, records / "m.json")
+    summary = c.get("/api/records/m.json").json()
+    assert summary["game"] == game and summary["totals"] == record.totals
+    assert [len(h["moves"]) for h in summary["hands"]] == [len(h.steps) for h in record.hands]
+    encoding = record.game.encoding
+    shown_views = 0
+    for h, hand in enumerate(record.hands):
+        states = record.states(h)
+        for i, state in enumerate(states):
+            frame = c.get(f"/api/records/m.json/hands/{h}/steps/{i}").json()
+            assert frame["hands"] == [[str(t) for t in tiles] for tiles in state.hands]
+            assert frame["totals"] == state.totals and frame["boneyard"] == len(state.boneyard)
+            viewer = None if state.hand_over else state.current
+            assert frame["board"] == to_svg(table_scene(state, viewer))
+            if i == len(hand.steps):
+                assert frame["played"] is None and frame["moves"] == []
+                continue
+            step = hand.steps[i]
+            assert frame["played"]["action"] == step.action and frame["current"] == step.seat
+            legal = [encoding.action_of(m) for m in state.legal_moves()]
+            assert [m["action"] for m in frame["moves"]] == legal
+            assert [m["action"] for m in frame["moves"] if m["chosen"]] == [step.action]
+            if step.view is not None:
+                shown_views += 1
+                assert frame["kind"] == step.view.kind
+                for seen in step.view.moves:
+                    row = next(m for m in frame["moves"] if m["action"] == seen.action)
+                    assert row["score"] == seen.score and row["probability"] == seen.probability
+                bars = [m["bar"] for m in frame["moves"] if m["bar"] is not None]
+                assert all(0 <= b <= 1 for b in bars)
+                numbered = [
+                    m for m in step.view.moves if m.score is not None or m.probability is not None
+                ]
+                assert len(bars) == len(numbered)
+    assert shown_views > 5
+    assert c.get("/api/records/m.json/hands/2/steps/0").status_code == 404
+    assert (
+        c.get(f"/api/records/m.json/hands/0/steps/{len(record.hands[0].steps) + 1}").status_code
+        == 404
+    )
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/api/records/../x.json",
+        "/api/records/%2e%2e%2fx.json",
+        "/api/records/%2e%2e",
+        "/api/records/..%2Fgames%2Fsecret.json",
+        "/api/records/.x.json",
+        "/api/records/outside.json",
+        "/api/records/missing.json",
+        "/api/records/upload-0123456789abcdef",
+    ],
+)
+def test_records_outside_the_directory_cannot_be_read(tmp_path, url):
+    c, records = replay_client(tmp_path)
+    text = json.dumps(recorded_match("spinner", 2, ["random", "random"]).to_dict())
+    (tmp_path / "x.json").write_text(text)
+    (tmp_path / "secret.json").write_text(text)
+    (records / "outside.json").symlink_to(tmp_path / "x.json")  # a symlink out
+    (records / ".x.json").write_text(text)
+    response = c.get(url)
+    assert response.status_code == 404, response.text
+    assert "outside.json" not in [r["name"] for r in c.get("/api/records").json()["records"]]
+
+
+def test_a_symlink_to_a_record_inside_the_directory_opens(tmp_path):
+    c, records = replay_client(tmp_path)
+    save_record(recorded_match("spinner", 2, ["random", "random"]), records / "a.json")
+    (records / "b.json").symlink_to(records / "a.json")
+    assert c.get("/api/records/b.json").status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda d: {**d, "version": 2}, "version 2 is not supported"),
+        (lambda d: {**d, "totals": [1, 2]}, "totals [1, 2] are not what the hands add up to"),
+        (lambda d: {**d, "format": "x"}, "not a match record"),
+    ],
+)
+def test_a_wrong_record_is_refused_with_the_loaders_message(tmp_path, change, message):
+    c, records = replay_client(tmp_path)
+    data = recorded_match("spinner", 2, ["random", "random"]).to_dict()
+    (records / "bad.json").write_text(json.dumps(change(data)))
+    opened = c.get("/api/records/bad.json")
+    assert opened.status_code == 400 and message in opened.json()["detail"]
+    uploaded = c.post("/api/records", content=json.dumps(change(data)))
+    assert uploaded.status_code == 400 and message in uploaded.json()["detail"]
+
+
+def test_a_truncated_upload_is_refused_and_a_good_one_replays(tmp_path):
+    c, _ = replay_client(tmp_path)
+    record = recorded_match("mexican_train", 3, ["heuristic", "random", "greedy"])
+    text = json.dumps(record.to_dict())
+    cut = c.post("/api/records", content=text[: len(text) // 2])
+    assert cut.status_code == 400 and "truncated or corrupt" in cut.json()["detail"]
+    answer = c.post("/api/records", content=text)
+    assert answer.status_code == 201
+    frame = c.get(f"/api/records/{answer.json()['id']}/hands/0/steps/0").json()
+    assert frame["hands"] == [[str(t) for t in tiles] for tiles in record.states(0)[0].hands]
+
+
+def test_an_oversize_upload_is_refused(tmp_path):
+    c, _ = replay_client(tmp_path, max_upload_bytes=1000)
+    text = json.dumps(recorded_match("spinner", 2, ["random", "random"]).to_dict())
+    assert len(text) > 1000
+    response = c.post("/api/records", content=text)
+    assert response.status_code == 413 and "larger than 1000 bytes" in response.json()["detail"]
+
+    def chunks():  # no Content-Length: the streamed body is counted
+        yield text.encode()[:600]
+        yield text.encode()[600:]
+
+    response = c.post("/api/records", content=chunks())
+    assert response.status_code == 413
+
+
+# ----------------------------------------------------------------- analysis
+def test_analysis_is_off_by_default_and_leaves_the_table_unchanged(tmp_path):
+    c = client(tmp_path)
+    state = new_game(c, players=3, opponents=["heuristic", "random"])["state"]
+    assert not any("analysis" in key or "view" in key for key in state)
+    table = table_of(c, state["id"])
+    before = json.dumps(table.to_dict())
+    seen = c.post(
+        f"/api/games/{state['id']}/analysis", json={"seat": 0, "agent": "heuristic"}
+    ).json()
+    assert json.dumps(table.to_dict()) == before
+    assert seen["kind"] == "scores"
+    assert sorted(m["action"] for m in seen["moves"]) == sorted(m["action"] for m in state["legal"])
+    # The heuristic's own choice and scores, asked the way the table asks its agents.
+    agent = make_agent("heuristic")
+    move, view = choose_move_explained(agent, table.state.copy(), table.game.encoding)
+    assert seen["move"]["action"] == table.game.encoding.action_of(move)
+    if view is not None:
+        scores = {m.action: m.score for m in view.moves}
+        assert {m["action"]: m["score"] for m in seen["moves"]} == scores
+    # The opponents play on exactly as without the analysis.
+    twin = client(tmp_path / "twin")
+    twin_state = new_game(twin, players=3, opponents=["heuristic", "random"])["state"]
+    assert first_move(c, state)["state"]["log"] == first_move(twin, twin_state)["state"]["log"]
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "message"),
+    [
+        ({"seat": 0, "agent": "nobody"}, 422, "unknown agent 'nobody'"),
+        ({"seat": 0, "agent": "/etc/passwd"}, 422, "not started with (--checkpoint)"),
+        ({"seat": 1, "agent": "heuristic"}, 403, "played by random"),
+    ],
+)
+def test_bad_analysis_requests_are_refused(tmp_path, body, status, message):
+    c = client(tmp_path)
+    state = new_game(c)["state"]
+    response = c.post(f"/api/games/{state['id']}/analysis", json=body)
+    assert response.status_code == status and message in response.json()["detail"]

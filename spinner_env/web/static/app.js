@@ -2,6 +2,8 @@
 // The board is SVG made by the server (spinner_env/picture.py); this script only marks
 // which hand tiles can move and where the chosen one may go, and plays agents' moves
 // back one by one with a short delay. ?delay=MS in the address changes the delay.
+// The replay viewer steps through a match record (the server replays it and draws each
+// decision); analysis asks an agent what it would play in the person's position.
 "use strict";
 
 const params = new URLSearchParams(location.search);
@@ -129,6 +131,7 @@ function show(state) {
   $("choice").hidden = true;
   showEnding(state);
   markMovable();
+  analyse();
 }
 
 function showEnding(state) {
@@ -211,6 +214,164 @@ function playKind(kind) {
   if (move && !busy) play(move.action);
 }
 
+// --------------------------------------------------------- bars of the moves
+// One row per legal move: its words, a bar (the server's length in [0, 1]) and the
+// agent's number for it; the move played (or the agent's choice) marked.
+function numberText(move) {
+  if (move.probability !== null) return move.probability.toFixed(3);
+  if (move.visits !== null) return `${move.visits} visits`;
+  if (move.value !== null) return move.value.toFixed(3);
+  if (move.score !== null) return move.score.toFixed(1);
+  return "";
+}
+
+function showBars(holder, moves) {
+  holder.replaceChildren(...moves.map((move) => {
+    const row = document.createElement("li");
+    row.dataset.action = move.action;
+    if (move.bar !== null) row.dataset.bar = move.bar;
+    row.classList.toggle("chosen", move.chosen);
+    const label = document.createElement("span");
+    label.className = "label";
+    label.textContent = move.label;
+    const track = document.createElement("span");
+    track.className = "track";
+    const fill = document.createElement("span");
+    fill.className = "fill";
+    fill.style.width = `${Math.round(100 * (move.bar ?? 0))}%`;
+    track.append(fill);
+    const number = document.createElement("span");
+    number.className = "number";
+    number.textContent = numberText(move);
+    row.append(label, track, number);
+    return row;
+  }));
+}
+
+// ----------------------------------------------------------------- analysis
+// Off unless the box is ticked; asked afresh at each of the person's turns.
+async function analyse() {
+  const on = $("analysis-on").checked && game?.to_act;
+  $("analysis").hidden = !on;
+  if (!on) return;
+  const body = { seat: game.you, agent: $("analysis-agent").value.trim() };
+  try {
+    const seen = await api("POST", `/api/games/${game.id}/analysis`, body);
+    const kind = seen.kind ? ` (${seen.kind})` : " (it shows no numbers)";
+    const value = seen.value !== null ? `, value ${seen.value.toFixed(3)}` : "";
+    $("analysis-title").textContent = `${seen.agent} would play ${seen.move.label}${kind}${value}`;
+    showBars($("analysis-bars"), seen.moves);
+  } catch (err) {
+    $("analysis").hidden = true;
+    showError(err.message);
+  }
+}
+
+// ------------------------------------------------------------------- replay
+let replay = null;  // {record: the record's summary, hand, step}
+
+async function listRecords() {
+  const { records } = await api("GET", "/api/records");
+  const choice = $("record-choice");
+  choice.replaceChildren(choice.options[0], ...records.map((r) => {
+    const option = document.createElement("option");
+    option.value = r.name;
+    option.textContent = `${r.name} (${Math.ceil(r.bytes / 1024)} kB)`;
+    return option;
+  }));
+}
+
+async function replayCall(call) {
+  if (busy) return;
+  setBusy(true);
+  showError("");
+  try {
+    await call();
+  } catch (err) {
+    showError(err.message);
+  } finally {
+    setBusy(false);
+  }
+}
+
+async function openReplay(record) {
+  replay = { record, hand: 0, step: 0 };
+  $("replay-hand").replaceChildren(...record.hands.map((hand, h) => {
+    const option = document.createElement("option");
+    option.value = h;
+    option.textContent = `${h + 1} (${hand.moves.length} moves)`;
+    return option;
+  }));
+  const players = record.seats.map((s) => `player_${s.seat}: ${s.name}`).join(", ");
+  $("replay-title").textContent = `${record.game}: ${players}`;
+  $("game-view").hidden = true;
+  $("replay-view").hidden = false;
+  history.replaceState(null, "", `${location.pathname}${location.search}#replay=${record.id}`);
+  await showFrame();
+}
+
+async function showFrame() {
+  const { record, hand, step } = replay;
+  const frame = await api("GET", `/api/records/${encodeURIComponent(record.id)}/hands/${hand}/steps/${step}`);
+  $("replay-board").innerHTML = frame.board;
+  $("replay-hand").value = hand;
+  $("replay-position").textContent = `move ${step} of ${frame.moves_in_hand}`;
+  $("replay-move").textContent = frame.played
+    ? `player_${frame.played.seat} plays ${frame.played.move}` +
+      (frame.played.drew ? ` (draws ${frame.played.drew})` : "")
+    : "End of the hand";
+  $("replay-view-kind").textContent = !frame.played ? ""
+    : frame.kind ? `${record.seats[frame.played.seat].name}'s ${frame.kind}` +
+      (frame.value !== null ? `, value ${frame.value.toFixed(3)}` : "")
+    : "no view recorded for this move";
+  showBars($("replay-bars"), frame.moves);
+  $("replay-hands").tBodies[0].replaceChildren(...frame.hands.map((tiles, seat) => {
+    const row = document.createElement("tr");
+    row.dataset.seat = seat;
+    row.classList.toggle("acting", seat === frame.current);
+    for (const text of [`player_${seat}`, tiles.join(" ")]) {
+      const cell = document.createElement("td");
+      cell.textContent = text;
+      row.append(cell);
+    }
+    return row;
+  }));
+}
+
+// Step within the hand, on into the next hand past its end and back into the last.
+function stepReplay(delta) {
+  const { record } = replay;
+  let { hand, step } = replay;
+  step += delta;
+  if (step < 0 && hand > 0) {
+    hand -= 1;
+    step = record.hands[hand].moves.length;
+  } else if (step > record.hands[hand].moves.length && hand < record.hands.length - 1) {
+    hand += 1;
+    step = 0;
+  }
+  step = Math.max(0, Math.min(step, record.hands[hand].moves.length));
+  replay = { record, hand, step };
+  return replayCall(showFrame);
+}
+
+function jumpReplay(hand, step) {
+  replay = { ...replay, hand, step };
+  return replayCall(showFrame);
+}
+
+async function uploadRecord() {
+  const file = $("record-file").files[0];
+  if (!file) return;
+  await replayCall(async () => {
+    const response = await fetch("/api/records", { method: "POST", body: file });
+    const data = await response.json();
+    if (!response.ok) throw new Error(data.detail || response.statusText);
+    await openReplay(data);
+  });
+  $("record-file").value = "";
+}
+
 // ---------------------------------------------------------------------- start
 async function init() {
   $("players").addEventListener("change", opponentInputs);
@@ -221,6 +382,25 @@ async function init() {
   $("next-hand").addEventListener("click", () => request(
     () => api("POST", `/api/games/${game.id}/next-hand`, { seat: game.you })));
   $("play-again").addEventListener("click", startGame);
+  $("analysis-on").addEventListener("change", analyse);
+  $("analysis-agent").addEventListener("change", analyse);
+  $("replay-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const name = $("record-choice").value;
+    if (name) replayCall(async () => openReplay(await api("GET", `/api/records/${encodeURIComponent(name)}`)));
+  });
+  $("record-file").addEventListener("change", uploadRecord);
+  $("replay-prev").addEventListener("click", () => stepReplay(-1));
+  $("replay-next").addEventListener("click", () => stepReplay(1));
+  $("replay-first").addEventListener("click", () => jumpReplay(replay.hand, 0));
+  $("replay-last").addEventListener("click",
+    () => jumpReplay(replay.hand, replay.record.hands[replay.hand].moves.length));
+  $("replay-hand").addEventListener("change", () => jumpReplay(Number($("replay-hand").value), 0));
+  $("replay-close").addEventListener("click", () => {
+    $("replay-view").hidden = true;
+    $("game-view").hidden = false;
+    history.replaceState(null, "", game ? `#game=${game.id}` : location.pathname + location.search);
+  });
   opponentInputs();
   const options = await api("GET", "/api/options");
   $("agent-names").replaceChildren(...options.agents.map((name) => {
@@ -228,8 +408,13 @@ async function init() {
     option.value = name;
     return option;
   }));
+  await listRecords();
   const saved = /game=([0-9a-f]{16})/.exec(location.hash);
   if (saved) await request(() => api("GET", `/api/games/${saved[1]}`));
+  const replayed = /replay=([A-Za-z0-9._-]+)/.exec(location.hash);
+  if (replayed) {
+    await replayCall(async () => openReplay(await api("GET", `/api/records/${replayed[1]}`)));
+  }
 }
 
 init().catch((err) => showError(err.message));
