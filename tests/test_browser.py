@@ -1,7 +1,8 @@
 """The web game in a real browser: headless Chromium plays a whole 2-player Spinner hand
 against ``random`` by clicking hand tiles and their highlighted targets (and the draw and
 pass buttons when those are the moves), with no console errors; and some Mexican Train
-turns, whose targets are the trains.
+turns, whose targets are the trains; and the replay viewer stepping through a recorded
+hand, its board, face-up hands and move bars checked against the record.
 
 Chromium and its driver come from Debian (``apt-get install chromium chromium-driver``;
 ``.ci/run`` installs them). Without them the test is skipped, except in CI (``CI=true``),
@@ -27,7 +28,11 @@ uvicorn = pytest.importorskip("uvicorn", reason="uvicorn is in the web extra")
 from selenium import webdriver  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+from spinner_env.agents import make_agent  # noqa: E402
+from spinner_env.agents.base import choose_move_explained  # noqa: E402
 
+from spinner_env.games import game_spec  # noqa: E402
+from spinner_env.records import Record, Recorder, Seat, save_record  # noqa: E402
 from spinner_env.web import create_app  # noqa: E402
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -193,3 +198,97 @@ def check_panels_against_engine(browser: webdriver.Chrome, engine) -> None:
     assert [int(c[2]) for c in cells] == [len(hand) for hand in engine.hands]
     assert [int(c[3]) for c in cells] == engine.totals
     assert int(browser.find_element(By.ID, "boneyard").text) == len(engine.boneyard)
+
+
+def agents_match(game: str, specs: list[str], seed: int) -> Record:
+    """One hand of agents playing one another, recorded with what each saw."""
+    spec = game_spec(game)
+    state = spec.new_state(
+        len(specs), seed, **{"num_hands" if game == "spinner" else "num_rounds": 1}
+    )
+    agents = [make_agent(s, seed=k, encoding=spec.encoding) for k, s in enumerate(specs)]
+    recorder = Recorder(spec, state, [Seat(s, a.name) for s, a in zip(specs, agents, strict=True)])
+    while not state.hand_over:
+        seat = state.current
+        move, view = choose_move_explained(agents[seat], state, spec.encoding)
+        state.apply(move)
+        recorder.played(state, seat, move, view)
+    return recorder.record()
+
+
+@pytest.mark.parametrize(
+    ("game", "specs"),
+    [("spinner", ["heuristic", "expert", "random"]), ("mexican_train", ["heuristic", "greedy"])],
+)
+def test_the_replay_viewer_steps_through_a_recorded_hand(browser, server, tmp_path, game, specs):
+    """Open a record from the records directory, step on through the whole hand and back:
+    at every decision the face-up hands, the acting seat's hand on the board and the move
+    bars (one per legal move, the move played marked, lengths from the recorded view) are
+    the record's."""
+    url, _ = server
+    record = agents_match(game, specs, seed=4)
+    save_record(record, tmp_path / "games" / "records" / f"{game}.json")
+    browser.get(f"{url}/?delay=20")
+    settled(browser)
+    Select(browser.find_element(By.ID, "record-choice")).select_by_value(f"{game}.json")
+    browser.find_element(By.ID, "open-record").click()
+    settled(browser)
+    assert visible(browser, "replay-view") and not visible(browser, "game-view")
+    states = record.states(0)
+    steps = record.hands[0].steps
+    encoding = record.game.encoding
+    # The docs' picture (SCREENSHOTS=DIR keeps it): the Spinner decision with the most
+    # scored moves.
+    pictured = (
+        max(range(len(steps)), key=lambda i: len(steps[i].view.moves) if steps[i].view else 0)
+        if game == "spinner"
+        else None
+    )
+    for i, state in enumerate(states):
+        check_frame(browser, state, steps[i] if i < len(steps) else None, encoding)
+        if i == pictured:
+            shots = Path(os.environ.get("SCREENSHOTS", tmp_path / "screenshots"))
+            shots.mkdir(parents=True, exist_ok=True)
+            browser.save_screenshot(str(shots / "replay.png"))
+        if i < len(steps):
+            browser.find_element(By.ID, "replay-next").click()
+            settled(browser)
+    for _ in range(3):  # and back
+        browser.find_element(By.ID, "replay-prev").click()
+        settled(browser)
+    check_frame(browser, states[-4], steps[-3], encoding)
+    assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
+
+
+def check_frame(browser: webdriver.Chrome, state, step, encoding) -> None:
+    rows = browser.find_elements(By.CSS_SELECTOR, "#replay-hands tbody tr")
+    shown = [row.find_elements(By.TAG_NAME, "td")[1].text.split() for row in rows]
+    assert shown == [[str(t) for t in hand] for hand in state.hands]
+    board_tiles = [
+        tile.get_attribute("data-tile")
+        for tile in browser.find_elements(By.CSS_SELECTOR, "#replay-board .hand-tile")
+    ]
+    viewer = None if state.hand_over else state.current
+    assert board_tiles == ([] if viewer is None else [str(t) for t in state.hands[viewer]])
+    bars = browser.find_elements(By.CSS_SELECTOR, "#replay-bars li")
+    if step is None:
+        assert bars == [] and browser.find_element(By.ID, "replay-move").text == "End of the hand"
+        return
+    legal = [encoding.action_of(m) for m in state.legal_moves()]
+    assert [int(b.get_attribute("data-action")) for b in bars] == legal
+    chosen = [
+        int(b.get_attribute("data-action")) for b in bars if "chosen" in b.get_attribute("class")
+    ]
+    assert chosen == [step.action]
+    assert browser.find_element(By.ID, "replay-move").text.startswith(
+        f"player_{step.seat} plays {step.move}"
+    )
+    if step.view is not None and step.view.kind == "scores":
+        scores = {m.action: m.score for m in step.view.moves if m.score is not None}
+        if len(set(scores.values())) > 1:
+            best = max(scores, key=scores.get)
+            bar = next(b for b in bars if int(b.get_attribute("data-action")) == best)
+            assert float(bar.get_attribute("data-bar")) == 1.0
+            width = bar.find_element(By.CSS_SELECTOR, ".fill").value_of_css_property("width")
+            track = bar.find_element(By.CSS_SELECTOR, ".track").value_of_css_property("width")
+            assert abs(float(width[:-2]) - float(track[:-2])) < 1
