@@ -14,17 +14,26 @@ from spinner_env import mexican_train_v0, spinner_v0
 from spinner_env.match import MatchState
 from spinner_env.mexican_train import MexicanTrainRules, MexicanTrainState
 from spinner_env.picture import (
+    BOARD_H,
+    BOARD_W,
+    BOARD_X,
+    BOARD_Y,
     HAND_TOP,
     HEIGHT,
     SPINNER_HALF,
     WIDTH,
+    GridBox,
     Group,
+    Rect,
     Scene,
+    TileSpot,
+    fit_layout,
+    lay_out,
     table_picture,
     table_scene,
     to_svg,
 )
-from spinner_env.spinner import ALL_TILES, SpinnerRules, SpinnerState, parse
+from spinner_env.spinner import ALL_TILES, Place, SpinnerRules, SpinnerState, matches, parse
 from spinner_env.wrappers import SingleAgentEnv
 
 
@@ -161,3 +170,145 @@ def test_record_video_through_the_single_agent_wrapper(tmp_path):
     videos = list((tmp_path / "videos").glob("*.mp4"))
     assert len(videos) == 1 and videos[0].stat().st_size > 1000
     assert steps > 1
+
+
+# ------------------------------------------------------ the Spinner layout as a table
+def finished_or_mid_hands() -> list[SpinnerState]:
+    """Random hands, 2 to 8 players, under the variants, played to their end or halfway."""
+    states = []
+    for num_players in range(2, 9):
+        for seed in range(3):
+            rules = SpinnerRules(
+                num_players=num_players,
+                draw_until_playable=seed == 1,
+                shortened=seed == 2,
+            )
+            state = SpinnerState.new(rules, seed=100 * num_players + seed)
+            states.append(played(state, 10_000 if seed != 2 else 30, seed=seed))
+    return states
+
+
+def layout_rects(scene: Scene) -> list[tuple[float, float, float, float]]:
+    """Each layout tile's outline as (x0, y0, x1, y1), in the order the scene draws them."""
+    rects = []
+    for group in groups(scene, "layout-tile"):
+        outline = group.shapes[0]
+        assert isinstance(outline, Rect)
+        rects.append((outline.x, outline.y, outline.x + outline.w, outline.y + outline.h))
+    return rects
+
+
+def overlap(a, b, eps: float = 1e-6) -> bool:
+    return min(a[2], b[2]) - max(a[0], b[0]) > eps and min(a[3], b[3]) - max(a[1], b[1]) > eps
+
+
+def shared_edge(a: GridBox, b: GridBox) -> int:
+    """The length of the edge two boxes share (0 if they do not touch along an edge)."""
+    if a.x1 == b.x0 or b.x1 == a.x0:
+        return max(0, min(a.y1, b.y1) - max(a.y0, b.y0))
+    if a.y1 == b.y0 or b.y1 == a.y0:
+        return max(0, min(a.x1, b.x1) - max(a.x0, b.x0))
+    return 0
+
+
+def halves_of(spot: TileSpot) -> list[tuple[GridBox, int]]:
+    """A tile's halves as boxes with their values; a double (crosswise, one value) whole."""
+    b = spot.box
+    if spot.halves[0] == spot.halves[1]:
+        return [(b, spot.halves[0])]
+    if spot.upright:
+        mid = (b.y0 + b.y1) // 2
+        return [(GridBox(b.x0, b.y0, b.x1, mid), spot.halves[0]),
+                (GridBox(b.x0, mid, b.x1, b.y1), spot.halves[1])]  # fmt: skip
+    mid = (b.x0 + b.x1) // 2
+    return [(GridBox(b.x0, b.y0, mid, b.y1), spot.halves[0]),
+            (GridBox(mid, b.y0, b.x1, b.y1), spot.halves[1])]  # fmt: skip
+
+
+def test_spinner_layout_tiles_never_overlap_and_lie_on_the_board():
+    """Over random hands of 2-8 players: every placed tile drawn once, in order of play,
+    no two on top of each other, all inside the board (S4.1: the layout is one tree)."""
+    for state in finished_or_mid_hands():
+        scene = table_scene(state, state.current)
+        tiles = [g.attrs["data-tile"] for g in groups(scene, "layout-tile")]
+        assert tiles == [str(p.tile) for p in state.layout]
+        rects = layout_rects(scene)
+        for i, a in enumerate(rects):
+            assert a[0] >= BOARD_X and a[2] <= BOARD_X + BOARD_W, (state.layout[i], a)
+            assert a[1] >= BOARD_Y and a[3] <= BOARD_Y + BOARD_H, (state.layout[i], a)
+            for b in rects[i + 1 :]:
+                assert not overlap(a, b), (a, b)
+
+
+def test_spinner_layout_tiles_touch_the_tile_they_join_at_matching_halves():
+    """S4.2: each tile lies against the end it joins, the halves that touch match (S is
+    wild), and no end takes two tiles. A tile lies apart from its end only where the grid
+    had no room beside it (drawn with a line to it): rare, and never in most hands."""
+    apart = total = 0
+    for state in finished_or_mid_hands():
+        _, table = fit_layout(tuple(state.layout))
+        spots = {spot.index: spot for spot in table.spots}
+        assert sorted(spots) == list(range(len(state.layout)))
+        used_ends = [spot.joins for spot in table.spots if spot.joins is not None]
+        assert len(used_ends) == len(set(used_ends)) == len(state.layout) - 1
+        for spot in table.spots[1:]:
+            total += 1
+            placed = state.layout[spot.index]
+            parent = spots[spot.joins.owner]
+            assert parent.index < spot.index
+            assert spot.joins.value == placed.end  # the end's value is the one played on
+            if not spot.touching:
+                apart += 1
+                continue
+            touching = [
+                (mine, theirs)
+                for box, mine in halves_of(spot)
+                for other, theirs in halves_of(parent)
+                if shared_edge(box, other) >= 2
+            ]
+            assert touching, (placed, spot, parent)
+            assert all(matches(mine, theirs) or matches(theirs, mine) for mine, theirs in touching)
+    assert apart <= total // 20, (apart, total)
+
+
+def test_a_longer_spinner_layout_keeps_the_spots_of_the_shorter():
+    """The picture of a hand does not jump about from move to move while its size holds."""
+    state = played(SpinnerState.new(SpinnerRules(num_players=4), seed=5), 10_000, seed=1)
+    bounds = GridBox(-30, -20, 30, 20)
+    whole = lay_out(state.layout, bounds)
+    assert whole is not None
+    for k in (1, 5, len(state.layout) // 2):
+        part = lay_out(state.layout[:k], bounds)
+        assert part is not None and part.spots == whole.spots[:k]
+
+
+def test_s4_4_a_double_opens_three_arms_drawn_on_three_sides():
+    """S4.4, S5.1: 5-5 on a 5 end stands crosswise and the next three tiles, 5-1, 5-2 and
+    5-3, lie on its three arms (straight on and out of both short sides), each with its 5
+    against the double; S3.4: the set's two arms leave its two long sides."""
+    seat0 = "9-9 9-8 5-1 5-3 0-0 0-2 0-3 0-4 1-2 1-3 1-4 2-3 2-4 3-4"
+    seat1 = "9-5 5-5 5-2 6-6 6-7 6-8 7-7 7-8 8-8 0-6 0-7 1-6 1-7 2-6"
+    held = {parse(t) for t in (seat0 + " " + seat1).split()}
+    boneyard = [t for t in ALL_TILES if t not in held]
+    state = SpinnerState.from_position([seat0, seat1], boneyard)
+    for tile, end, opens in (("9-5", 9, 5), ("9-8", 9, 8), ("5-5", 5, 5),
+                             ("5-1", 5, 1), ("5-2", 5, 2), ("5-3", 5, 3)):  # fmt: skip
+        state.apply(Place(parse(tile), end, opens))
+    _, table = fit_layout(tuple(state.layout))
+    spot = {str(state.layout[s.index].tile): s for s in table.spots}
+    the_set, double = spot["9-9"], spot["5-5"]
+    assert the_set.upright and not spot["5-9"].upright and not spot["8-9"].upright
+    assert {shared_edge(spot[t].box, the_set.box) for t in ("5-9", "8-9")} == {2}
+    assert spot["5-9"].box.x0 == the_set.box.x1 or spot["5-9"].box.x1 == the_set.box.x0
+    # Crosswise: the double stands across the line it closes.
+    assert double.upright != spot["5-9"].upright
+    assert shared_edge(double.box, spot["5-9"].box) == 2
+    arms = [spot[t] for t in ("1-5", "2-5", "3-5")]
+    assert all(a.joins is not None and a.joins.owner == 3 and a.touching for a in arms)
+    assert len({a.joins.heading for a in arms}) == 3  # three different sides
+    for arm in arms:
+        against = [value for box, value in halves_of(arm) if shared_edge(box, double.box)]
+        assert against == [5]
+    assert table.waiting_arms == []
+    scene = table_scene(state, 0)
+    assert len(layout_rects(scene)) == 7
