@@ -1,4 +1,5 @@
-"""Serve the web game: ``python -m spinner_env.web [--port 8000] [--data-dir DIR]``."""
+"""Serve the web game and its replay viewer:
+``python -m spinner_env.web [--port 8000] [--data-dir DIR] [--records-dir DIR]``."""
 
 from __future__ import annotations
 
