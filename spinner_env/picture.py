@@ -30,10 +30,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache, lru_cache
 from html import escape
+from typing import Any
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from spinner_env.games import game_of
 from spinner_env.match import MatchState
 from spinner_env.mexican_train import MEXICAN, MexicanTrainState, train_name
 from spinner_env.render import counted
@@ -267,15 +269,12 @@ HAND_TOP = 600
 
 
 def table_scene(state: MatchState, viewer: int | None) -> Scene:
-    """The table as ``viewer`` sees it (None: no hand face up); a Spinner or Mexican Train state."""
+    """The table as ``viewer`` sees it (None: no hand face up); ValueError for a state of
+    no game of the suite (``games.game_of``)."""
+    game = game_of(state)
     scene = Scene(WIDTH, HEIGHT, FELT)
-    spinner = isinstance(state, SpinnerState)
-    if spinner:
-        _spinner_board(scene, state)
-    elif isinstance(state, MexicanTrainState):
-        _mexican_board(scene, state)
-    else:
-        raise ValueError(f"no picture for {type(state).__name__}")
+    _BOARDS[game.name](scene, state)
+    spinner = game.name == "spinner"  # S1.3: value 10 is the wild S, drawn as a star
     _header(scene, state, spinner)
     _side_panel(scene, state, viewer)
     _hand(scene, state, viewer, spinner)
@@ -782,6 +781,13 @@ def _mexican_board(scene: Scene, state: MexicanTrainState) -> None:
         scene.add(
             Text(MAIN_X + MAIN_W, top + 10, f"Unsatisfied double on {waits}", 14, WAITING, "r")
         )
+
+
+_BOARDS: dict[str, Callable[[Scene, Any], None]] = {
+    "spinner": _spinner_board,
+    "mexican_train": _mexican_board,
+}
+"""Each game's board, by its name in ``games.GAMES``."""
 
 
 # --------------------------------------------------------------------- painters

@@ -312,3 +312,9 @@ def test_s4_4_a_double_opens_three_arms_drawn_on_three_sides():
     assert table.waiting_arms == []
     scene = table_scene(state, 0)
     assert len(layout_rects(scene)) == 7
+
+
+def test_a_state_of_no_game_has_no_picture():
+    """The board is the game's, found through the registry (``games.game_of``)."""
+    with pytest.raises(ValueError, match="no game of the suite"):
+        table_scene(object(), 0)
