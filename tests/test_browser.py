@@ -292,3 +292,29 @@ def check_frame(browser: webdriver.Chrome, state, step, encoding) -> None:
             width = bar.find_element(By.CSS_SELECTOR, ".fill").value_of_css_property("width")
             track = bar.find_element(By.CSS_SELECTOR, ".track").value_of_css_property("width")
             assert abs(float(width[:-2]) - float(track[:-2])) < 1
+
+
+def test_analysis_shows_the_agents_scores_and_changes_nothing(browser, server):
+    """Ticked, the analysis box shows the heuristic's choice and a bar per legal move at
+    the person's turn; the game is as it was. Unticked (the default), it is hidden."""
+    url, app = server
+    table = app.state.store.get(start_game(browser, url, "spinner", 2, "random"))
+    assert not visible(browser, "analysis")
+    before = table.to_dict()
+    browser.find_element(By.ID, "analysis-on").click()
+    WebDriverWait(browser, 30).until(
+        lambda d: d.find_elements(By.CSS_SELECTOR, "#analysis-bars li") and visible(d, "analysis")
+    )
+    legal = [table.game.encoding.action_of(m) for m in table.state.legal_moves()]
+    bars = browser.find_elements(By.CSS_SELECTOR, "#analysis-bars li")
+    assert sorted(int(b.get_attribute("data-action")) for b in bars) == sorted(legal)
+    move, _ = choose_move_explained(
+        make_agent("heuristic"), table.state.copy(), table.game.encoding
+    )
+    chosen = [b.get_attribute("data-action") for b in bars if "chosen" in b.get_attribute("class")]
+    assert chosen == [str(table.game.encoding.action_of(move))]
+    assert browser.find_element(By.ID, "analysis-title").text.startswith("heuristic would play")
+    assert table.to_dict() == before
+    browser.find_element(By.ID, "analysis-on").click()
+    assert not visible(browser, "analysis")
+    assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
