@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 from spinner_env.agents import make_agent
-from spinner_env.agents.base import choose_move_explained
+from spinner_env.agents.base import AgentView, MoveView, choose_move_explained
 
 from spinner_env.games import game_spec
 from spinner_env.mexican_train import MexicanTile
@@ -22,6 +22,7 @@ from spinner_env.play import Table
 from spinner_env.records import Recorder, Seat, save_record
 from spinner_env.spinner import ALL_TILES, SpinnerState, SpinnerTile, parse
 from spinner_env.web import create_app
+from spinner_env.web.app import _bar_lengths
 
 TILE_TOKEN = re.compile(r"(?<![\w.-])(\d+|S)-(\d+|S)(?![\w.-])")
 
@@ -466,3 +467,37 @@ def test_bad_analysis_requests_are_refused(tmp_path, body, status, message):
     state = new_game(c)["state"]
     response = c.post(f"/api/games/{state['id']}/analysis", json=body)
     assert response.status_code == status and message in response.json()["detail"]
+
+
+@pytest.mark.parametrize(
+    ("view", "bars"),
+    [
+        (
+            AgentView("policy", (MoveView(1, probability=0.75), MoveView(2, probability=0.25))),
+            [0.75, 0.25, None],
+        ),
+        (
+            AgentView("search", (MoveView(1, visits=10, value=0.1), MoveView(2, visits=40))),
+            [0.25, 1.0, None],
+        ),
+        (
+            AgentView(
+                "search", (MoveView(1, value=-3.0), MoveView(2, value=1.0), MoveView(3, value=0.0))
+            ),
+            [0.0, 1.0, 0.75],
+        ),
+        (AgentView("scores", (MoveView(1, score=5.0), MoveView(2, score=5.0))), [1.0, 1.0, None]),
+        (None, [None, None, None]),
+    ],
+)
+def test_move_bars_are_the_views_numbers_scaled(view, bars):
+    """Probabilities as they are, visits over the most, values and scores between the
+    lowest and the highest; no bar without a number."""
+    rows = [
+        {
+            key: None if m is None else getattr(m, key)
+            for key in ("probability", "value", "visits", "score")
+        }
+        for m in [*(view.moves if view else ()), *[None] * (3 - len(view.moves if view else ()))]
+    ]
+    assert _bar_lengths(view, rows) == bars

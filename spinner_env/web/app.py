@@ -333,37 +333,50 @@ def _replay_frame(record: Record, hand: int, step: int) -> dict[str, Any]:
     }
 
 
+NUMBERS = ("probability", "value", "visits", "score")
+"""What an :class:`AgentView` may hold per move (``MoveView``'s numbers)."""
+
+
 def _move_bars(
     game: GameSpec, state: MatchState, view: AgentView | None, chosen: int
 ) -> list[dict[str, Any]]:
-    """Every legal move of ``state`` with the numbers ``view`` has for it and a bar length
-    in [0, 1] (probability; visits, else value, over the largest; a score's place between
-    the lowest and highest), and whether it is the ``chosen`` action."""
+    """Every legal move of ``state``: its action id and words, whether it is ``chosen``,
+    the numbers ``view`` has for it (None where it has none) and its ``bar`` length in
+    [0, 1] (:func:`_bar_lengths`)."""
     seen = {} if view is None else {m.action: m for m in view.moves}
     rows = []
     for move in state.legal_moves():
         action = game.encoding.action_of(move)
         numbers = seen.get(action)
         row = {"action": action, "label": str(move), "chosen": action == chosen}
-        for key in ("probability", "value", "visits", "score"):
-            row[key] = None if numbers is None else getattr(numbers, key)
+        row |= {key: None if numbers is None else getattr(numbers, key) for key in NUMBERS}
         rows.append(row)
-    kind = None if view is None else view.kind
-    key = {"policy": "probability", "scores": "score"}.get(kind or "", "visits")
-    if kind == "search" and all(row["visits"] is None for row in rows):
+    bars = _bar_lengths(view, rows)
+    for row, bar in zip(rows, bars, strict=True):
+        row["bar"] = bar
+    return rows
+
+
+def _bar_lengths(view: AgentView | None, rows: list[dict[str, Any]]) -> list[float | None]:
+    """The bar of each row in the view's own terms: a policy's probability as it is, a
+    search's visits over the most visits (its values, when it counted no visits, and a
+    hand-written player's scores, placed between the lowest and the highest: they may be
+    negative). None for a move the view has no number for, and for every move without a
+    view."""
+    if view is None:
+        return [None] * len(rows)
+    if view.kind == "policy":
+        return [row["probability"] for row in rows]
+    key = "score" if view.kind == "scores" else "visits"
+    if view.kind == "search" and all(row["visits"] is None for row in rows):
         key = "value"
     numbers = [row[key] for row in rows if row[key] is not None]
-    low = min(numbers, default=0.0) if key in ("score", "value") else 0.0
+    low = 0.0 if key == "visits" else min(numbers, default=0.0)
     high = max(numbers, default=0.0)
-    for row in rows:
-        x = row[key]
-        if x is None or kind is None:
-            row["bar"] = None
-        elif key == "probability":
-            row["bar"] = float(x)
-        else:
-            row["bar"] = 1.0 if high == low else (x - low) / (high - low)
-    return rows
+    return [
+        None if row[key] is None else 1.0 if high == low else (row[key] - low) / (high - low)
+        for row in rows
+    ]
 
 
 def _table(store: GameStore, game_id: str) -> Table:
