@@ -493,11 +493,8 @@ def test_bad_analysis_requests_are_refused(tmp_path, body, status, message):
 def test_move_bars_are_the_views_numbers_scaled(view, bars):
     """Probabilities as they are, visits over the most, values and scores between the
     lowest and the highest; no bar without a number."""
-    rows = [
-        {
-            key: None if m is None else getattr(m, key)
-            for key in ("probability", "value", "visits", "score")
-        }
-        for m in [*(view.moves if view else ()), *[None] * (3 - len(view.moves if view else ()))]
-    ]
+    shown = list(view.moves) if view is not None else []
+    legal = [*shown, *[None] * (3 - len(shown))]  # three legal moves, the view's first
+    keys = ("probability", "value", "visits", "score")
+    rows = [{key: None if m is None else getattr(m, key) for key in keys} for m in legal]
     assert _bar_lengths(view, rows) == bars
