@@ -147,7 +147,8 @@ def test_a_whole_hand_is_played_by_clicking(browser, server, tmp_path):
     url, app = server
     shots = Path(os.environ.get("SCREENSHOTS", tmp_path / "screenshots"))
     shots.mkdir(parents=True, exist_ok=True)
-    table = app.state.store.get(start_game(browser, url, "spinner", 2, "random"))
+    game_id = start_game(browser, url, "spinner", 2, "random")
+    table = app.state.store.get(game_id)
     browser.save_screenshot(str(shots / "start.png"))
     clicks = {"tile": 0, "choice": 0, "draw": 0, "pass": 0}
     for turn in range(200):
@@ -168,6 +169,10 @@ def test_a_whole_hand_is_played_by_clicking(browser, server, tmp_path):
     check_panels_against_engine(browser, engine)
     log = browser.find_elements(By.CSS_SELECTOR, "#log li")
     assert [li.text for li in log] == table.log
+    # The finished game's record is offered for replay at once.
+    WebDriverWait(browser, 10).until(
+        lambda d: d.find_elements(By.CSS_SELECTOR, f'#record-choice option[value="{game_id}.json"]')
+    )
     errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
     assert errors == []
     assert all((shots / f"{name}.png").stat().st_size > 10_000 for name in ("start", "end"))

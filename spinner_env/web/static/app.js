@@ -132,6 +132,7 @@ function show(state) {
   showEnding(state);
   markMovable();
   analyse();
+  if (state.match_over) listRecords().catch((err) => showError(err.message));  // its record is new
 }
 
 function showEnding(state) {
