@@ -15,14 +15,14 @@ from fastapi.testclient import TestClient
 from spinner_env.agents import make_agent
 from spinner_env.agents.base import AgentView, MoveView, choose_move_explained
 
-from spinner_env.games import game_spec
+from spinner_env.games import GAMES, game_spec
 from spinner_env.mexican_train import MexicanTile
 from spinner_env.picture import table_scene, to_svg
 from spinner_env.play import Table
 from spinner_env.records import Recorder, Seat, save_record
 from spinner_env.spinner import ALL_TILES, SpinnerState, SpinnerTile, parse
 from spinner_env.web import create_app
-from spinner_env.web.app import _bar_lengths
+from spinner_env.web.app import _TARGETS, _bar_lengths
 
 TILE_TOKEN = re.compile(r"(?<![\w.-])(\d+|S)-(\d+|S)(?![\w.-])")
 
@@ -498,3 +498,8 @@ def test_move_bars_are_the_views_numbers_scaled(view, bars):
     keys = ("probability", "value", "visits", "score")
     rows = [{key: None if m is None else getattr(m, key) for key in keys} for m in legal]
     assert _bar_lengths(view, rows) == bars
+
+
+def test_every_game_of_the_registry_has_its_move_targets():
+    """A game added to games.GAMES needs its placements' targets for the page."""
+    assert set(_TARGETS) == set(GAMES)
