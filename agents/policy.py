@@ -40,7 +40,7 @@ from safetensors import SafetensorError, safe_open
 from safetensors.torch import save as safetensors_bytes
 from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-from spinner_env.agents.base import Agent, EngineView
+from spinner_env.agents.base import Agent, AgentView, EngineView, MoveView
 from spinner_env.agents.features import FEATURES, ObservationFeatures
 from stable_baselines3.common.torch_layers import FlattenExtractor
 
@@ -407,11 +407,32 @@ class PolicyAgent(Agent):
         return values if np.ndim(observation) == 2 else float(values[0])
 
     def choose(self, observation: np.ndarray, legal: np.ndarray, view: EngineView | None) -> int:
+        return self._decide(self.legal_probabilities(observation, legal), legal)
+
+    def choose_explained(
+        self, observation: np.ndarray, legal: np.ndarray, view: EngineView | None
+    ) -> tuple[int, AgentView | None]:
+        """:meth:`choose`'s action, with the probability of each legal move (the softmax
+        of the legal logits) and, where the file has a value head, its value estimate."""
+        probabilities = self.legal_probabilities(observation, legal)
+        value = None if self.value_target is None else float(self.value(observation))
+        moves = tuple(
+            MoveView(int(a), probability=float(p))
+            for a, p in zip(legal, probabilities, strict=True)
+        )
+        return self._decide(probabilities, legal), AgentView("policy", moves, value)
+
+    def legal_probabilities(self, observation: np.ndarray, legal: np.ndarray) -> np.ndarray:
+        """The policy's probability of each of ``legal`` (action ids) for one observation:
+        the softmax of their logits, the other actions masked out."""
         logits = self.logits(observation)[legal]
+        probabilities = np.exp(logits - logits.max())
+        return probabilities / probabilities.sum()
+
+    def _decide(self, probabilities: np.ndarray, legal: np.ndarray) -> int:
         if self.deterministic:
-            return int(legal[int(np.argmax(logits))])
-        probs = np.exp(logits - logits.max())
-        return int(self.rng.choice(legal, p=probs / probs.sum()))
+            return int(legal[int(np.argmax(probabilities))])
+        return int(self.rng.choice(legal, p=probabilities))
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """One action per row, as :meth:`act` decides (a batched opponent of

@@ -245,3 +245,37 @@ def test_a_policy_rejects_an_observation_of_the_wrong_size():
     mask = np.ones(SPINNER.num_actions, np.int8)
     with pytest.raises(ValueError, match=f"{SPINNER.obs_size} numbers"):
         agent.act(np.zeros(MEXICAN_TRAIN.obs_size, np.float32), mask)
+
+
+@pytest.mark.parametrize("valued", [False, True])
+@pytest.mark.parametrize("deterministic", [True, False])
+def test_a_policys_view_gives_each_legal_move_its_probability(tmp_path, valued, deterministic):
+    """act_explained plays what act plays (the same seed, the same draws); the view's
+    probabilities cover exactly the legal moves and sum to 1, the argmax is the move a
+    deterministic policy plays, and the value is there only where the file has a head."""
+    target = ValueTarget("match", "match", 1.0) if valued else None
+    path = save_policy(small_policy(), tmp_path / "p.safetensors", SPINNER, value=target)
+    explaining, acting = (
+        PolicyAgent.load(path, SPINNER, deterministic=deterministic, seed=3) for _ in range(2)
+    )
+    state = SpinnerState.new(seed=5)
+    viewed = 0
+    while not state.hand_over:
+        legal = SPINNER.action_ids(state.legal_moves())
+        mask = np.zeros(SPINNER.num_actions, np.int8)
+        mask[legal] = 1
+        obs = SPINNER.observation(state, state.current)
+        action, view = explaining.act_explained(obs, mask, GameView(state, SPINNER))
+        assert action == acting.act(obs, mask, GameView(state, SPINNER))
+        if view is not None:
+            assert view.kind == "policy"
+            assert [m.action for m in view.moves] == sorted(legal)
+            assert sum(m.probability for m in view.moves) == pytest.approx(1.0)
+            assert (view.value is not None) == valued
+            if valued:
+                assert view.value == pytest.approx(explaining.value(obs), abs=1e-6)
+            if deterministic:
+                assert action == max(view.moves, key=lambda m: m.probability).action
+            viewed += 1
+        state.play_legal(SPINNER.move_of(action))
+    assert viewed > 0
