@@ -26,6 +26,11 @@ scores its hand point difference, S7 / M6.2, as ``hand_score_difference``) or of
 agent ``make_agent`` builds (``greedy``, ``heuristic``, ``expert``, ``checkpoint`` or a
 policy file).
 
+Asked what they saw (``act_explained``), both show a ``search`` view: each legal move's
+visits (PIMC: the determinizations done, every move rolled out in each; ISMCTS: its root
+child's visits) and mean rollout score for the seat to act (none for a move ISMCTS never
+tried), from the same search, and so the same move, as ``act``.
+
 **Engines.** A rollout policy with a compiled twin for the game's rules
 (``Agent.compiled_twin``: ``random``, ``greedy``, ``heuristic`` and, in Spinner,
 ``expert``, with their default or own weights) plays on the game's batched numba engine
@@ -66,7 +71,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
-from spinner_env.agents.base import Agent, EngineView, GameView
+from spinner_env.agents.base import Agent, AgentView, EngineView, GameView, MoveView
 
 from spinner_env.aec import Encoding, hand_score_difference, zero_sum_outcome
 from spinner_env.belief import Belief
@@ -186,6 +191,18 @@ class ISMCTSOptions(SearchOptions):
             raise ValueError(f"final must be one of {', '.join(FINAL_CHOICES)}, got {self.final!r}")
 
 
+@dataclass(frozen=True)
+class SearchResult:
+    """What one decision's search found, per legal move (in the order searched): how
+    often the move was tried (PIMC: every determinization; ISMCTS: its root child's
+    visits) and its mean score for the seat to act (None if never tried), and the index
+    of the move played (PIMC: the best mean; ISMCTS: by its ``final`` option)."""
+
+    visits: tuple[int, ...]
+    means: tuple[float | None, ...]
+    chosen: int
+
+
 class SearchAgent(Agent):
     """What both search players share: options, budget, rollouts (module docstring)."""
 
@@ -284,18 +301,34 @@ class SearchAgent(Agent):
     def choose(
         self, observation: np.ndarray | None, legal: np.ndarray, view: EngineView | None
     ) -> int:
+        return int(legal[self._search(legal, view).chosen])
+
+    def choose_explained(
+        self, observation: np.ndarray | None, legal: np.ndarray, view: EngineView | None
+    ) -> tuple[int, AgentView | None]:
+        """:meth:`choose`'s action (the same search, from the same randomness), with each
+        legal move's visits and mean score (:class:`SearchResult`); the view's value is the
+        chosen move's mean."""
+        result = self._search(legal, view)
+        moves = tuple(
+            MoveView(int(a), value=mean, visits=visits)
+            for a, mean, visits in zip(legal, result.means, result.visits, strict=True)
+        )
+        return int(legal[result.chosen]), AgentView("search", moves, result.means[result.chosen])
+
+    def _search(self, legal: np.ndarray, view: EngineView | None) -> SearchResult:
         view = self._view(view)
         moves = [view.encoding.move_of(int(a)) for a in legal]
         rng = random.Random(int(self.rng.integers(2**63)))
         play_out = self._play_out(view.game, view.encoding, rng)
-        best = self.search(view.game, moves, play_out, rng)
-        return int(legal[best])
+        return self.search(view.game, moves, play_out, rng)
 
     @abstractmethod
     def search(
         self, game: MatchState, moves: list[Any], play_out: PlayOut, rng: random.Random
-    ) -> int:
-        """The index in ``moves`` (the legal moves of the seat to act) to play."""
+    ) -> SearchResult:
+        """What the search found for each of ``moves`` (the legal moves of the seat to
+        act), and the index of the one to play."""
 
 
 class PIMCAgent(SearchAgent):
@@ -305,7 +338,7 @@ class PIMCAgent(SearchAgent):
 
     def search(
         self, game: MatchState, moves: list[Any], play_out: PlayOut, rng: random.Random
-    ) -> int:
+    ) -> SearchResult:
         me = game.current
         belief = Belief(game)
         totals = [0.0] * len(moves)
@@ -322,7 +355,11 @@ class PIMCAgent(SearchAgent):
             for k, scores in enumerate(play_out(afters, rng.getrandbits(63))):
                 totals[k] += scores[me]
             done += 1
-        return max(range(len(moves)), key=totals.__getitem__)
+        return SearchResult(
+            visits=(done,) * len(moves),
+            means=tuple(total / done for total in totals),
+            chosen=max(range(len(moves)), key=totals.__getitem__),
+        )
 
 
 class _Node:
@@ -345,7 +382,7 @@ class ISMCTSAgent(SearchAgent):
 
     def search(
         self, game: MatchState, moves: list[Any], play_out: PlayOut, rng: random.Random
-    ) -> int:
+    ) -> SearchResult:
         belief = Belief(game)
         root = _Node()
         started = time.thread_time()
@@ -355,11 +392,14 @@ class ISMCTSAgent(SearchAgent):
             done += 1
         assert isinstance(self.options, ISMCTSOptions)
         children = [root.children.get(m) for m in moves]
+        visits = tuple(c.visits if c else 0 for c in children)
+        means = tuple(c.score / c.visits if c and c.visits else None for c in children)
         if self.options.final == "mean":
-            means = [c.score / c.visits if c and c.visits else -math.inf for c in children]
-            return max(range(len(moves)), key=means.__getitem__)
-        visits = [c.visits if c else 0 for c in children]
-        return max(range(len(moves)), key=visits.__getitem__)
+            best = [-math.inf if mean is None else mean for mean in means]
+            chosen = max(range(len(moves)), key=best.__getitem__)
+        else:
+            chosen = max(range(len(moves)), key=visits.__getitem__)
+        return SearchResult(visits, means, chosen)
 
     def _iterate(
         self, root: _Node, world: MatchState, play_out: PlayOut, rng: random.Random
@@ -433,5 +473,6 @@ __all__ = [
     "PIMCOptions",
     "SearchAgent",
     "SearchOptions",
+    "SearchResult",
     "make_search_agent",
 ]

@@ -217,3 +217,37 @@ def test_a_policy_checkpoint_can_roll_out() -> None:
     """The rollout policy may be any agent, a trained one reading observations included."""
     state, legal = decision("spinner", 2, seed=5)
     assert choose("pimc:determinizations=1,rollout=checkpoint", state, legal, seed=0) in legal
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "pimc:determinizations=3,rollout=random",
+        "ismcts:iterations=6,rollout=random",
+        "ismcts:iterations=40,rollout=greedy,final=mean",
+    ],
+)
+@pytest.mark.parametrize(("game", "num_players"), [("spinner", 2), ("mexican_train", 3)])
+def test_the_search_view_is_the_search_that_chose(spec: str, game: str, num_players: int) -> None:
+    """One MoveView per legal move, in legal order; the move played is the best by the
+    final rule and the same as ``choose`` plays from the same seed; visits add up to the
+    budget (PIMC: every move in every determinization)."""
+    state, legal = decision(game, num_players, seed=4)
+    view = GameView(state, game_spec(game).encoding)
+    agent = make_agent(spec, seed=2)
+    action, seen = agent.choose_explained(None, legal, view)
+    assert action == make_agent(spec, seed=2).choose(None, legal, view)
+    assert seen is not None and seen.kind == "search"
+    assert [m.action for m in seen.moves] == list(legal)
+    chosen = next(m for m in seen.moves if m.action == action)
+    assert seen.value == chosen.value
+    visits = [m.visits for m in seen.moves]
+    tried = [m.value for m in seen.moves if m.value is not None]
+    assert all((m.visits == 0) == (m.value is None) for m in seen.moves)
+    if spec.startswith("pimc"):
+        assert visits == [3] * len(legal)
+        assert chosen.value == max(tried)
+    else:
+        assert sum(visits) == agent.options.budget
+        key = "value" if "final=mean" in spec else "visits"
+        assert getattr(chosen, key) == max(getattr(m, key) for m in seen.moves if m.visits)
