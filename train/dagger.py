@@ -49,13 +49,13 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from spinner_env.agents import make_agent
 from spinner_env.agents.expert import ExpertAgent
 from spinner_env.agents.heuristic import HeuristicAgent
+from spinner_env.agents.jittered import jittered_player
 from spinner_env.agents.policy import SUFFIX as POLICY_SUFFIX
 from spinner_env.agents.policy import PolicyAgent, PolicyHeader, load_policy, save_policy
 from spinner_env.train.cli import ArgumentParser, fail_cleanly
 from spinner_env.train.config import TrainConfig, load_config
 from spinner_env.train.evaluate import tournament
 from spinner_env.train.imitate import Demonstrations, agreement, collect, fit, teacher_policy
-from spinner_env.train.league import jittered_player
 from spinner_env.train.ppo import CONFIG_HELP, limit_threads, value_target
 
 from spinner_env.files import write_text_atomic
@@ -183,27 +183,13 @@ def starting_policy(config: TrainConfig) -> MaskableActorCriticPolicy:
     return header.build()
 
 
-def concatenate(parts: Sequence[Demonstrations]) -> Demonstrations:
-    return Demonstrations(
-        *(
-            np.concatenate([getattr(part, f.name) for part in parts])
-            for f in dataclasses.fields(Demonstrations)
-        )
-    )
-
-
 def split(
     demos: Demonstrations, share: float, rng: np.random.Generator
 ) -> tuple[Demonstrations, Demonstrations]:
     """``demos`` in two at random: the rest, and ``share`` of them."""
     order = rng.permutation(len(demos))
     cut = int(len(demos) * share)
-
-    def rows(chosen: np.ndarray) -> Demonstrations:
-        chosen = np.sort(chosen)
-        return Demonstrations(*(getattr(demos, f.name)[chosen] for f in dataclasses.fields(demos)))
-
-    return rows(order[cut:]), rows(order[:cut])
+    return demos.rows(np.sort(order[cut:])), demos.rows(np.sort(order[:cut]))
 
 
 def match_strength(
@@ -260,7 +246,7 @@ def dagger(
         held_out.append(aside)
         fit(
             policy,
-            concatenate(fitted),
+            Demonstrations.concatenate(fitted),
             pretrain.epochs,
             pretrain.batch_size,
             pretrain.learning_rate,
@@ -268,7 +254,7 @@ def dagger(
             holdout=0.0,
             seed=seed,
         )
-        aside_so_far = concatenate(held_out)
+        aside_so_far = Demonstrations.concatenate(held_out)
         students.append(student)
         history.append(
             DaggerRound(

@@ -43,19 +43,18 @@ numpy pass.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
 import numpy as np
 import yaml
 from sb3_contrib import MaskablePPO
 from spinner_env.agents import make_agent
-from spinner_env.agents.expert import ExpertAgent
 from spinner_env.agents.heuristic import HeuristicAgent
+from spinner_env.agents.jittered import jittered_player
 from spinner_env.agents.policy import SUFFIX as POLICY_SUFFIX
 from spinner_env.agents.policy import save_policy
 from spinner_env.train.cli import fail_cleanly
@@ -101,32 +100,6 @@ def pfsp_weights(win_rates: np.ndarray, exponent: float) -> np.ndarray:
     f = (1.0 - np.clip(np.asarray(win_rates, float), 0.0, 1.0)) ** exponent
     total = f.sum()
     return f / total if total > 0 else np.full(len(f), 1.0 / len(f))
-
-
-def jittered_weights(weights: Any, rng: np.random.Generator, jitter: float) -> Any:
-    """A weights dataclass whose float fields are ``weights``' times ``exp(jitter * N(0,
-    1))``; the sign of each weight is kept."""
-    changes = {
-        f.name: getattr(weights, f.name) * float(np.exp(jitter * rng.standard_normal()))
-        for f in dataclasses.fields(weights)
-        if isinstance(getattr(weights, f.name), float)
-    }
-    return dataclasses.replace(weights, **changes)
-
-
-PlayerT = TypeVar("PlayerT", HeuristicAgent, ExpertAgent)
-
-
-def jittered_player(
-    player_class: type[PlayerT], rng: np.random.Generator, jitter: float
-) -> PlayerT:
-    """A hand-written player of ``player_class`` (``HeuristicAgent`` or ``ExpertAgent``)
-    whose float weights, both games', are its defaults jittered (:func:`jittered_weights`)."""
-    defaults = player_class()
-    return player_class(
-        weights=jittered_weights(defaults.weights, rng, jitter),
-        mexican_train_weights=jittered_weights(defaults.mexican_train_weights, rng, jitter),
-    )
 
 
 @dataclass
