@@ -8,8 +8,10 @@ the path of a policy file from ``spinner-train`` (the safe format of
 :mod:`spinner_env.agents.policy`;
 Stable-Baselines3 pickles load only through ``PolicyAgent.load_trusted_sb3``), or a search
 player with options, ``name:key=value,key=value`` (``ismcts:time=0.1``,
-``pimc:determinizations=20,rollout=random``; see :mod:`spinner_env.agents.search`), or an
-OpenSpiel bot, ``openspiel:ismcts,simulations=200`` (:mod:`spinner_env.agents.openspiel`).
+``pimc:determinizations=20,rollout=random``; see :mod:`spinner_env.agents.search`), a
+hand-written player with jittered weights, ``heuristic:jitter=0.2,seed=3`` or ``expert:...``
+(:mod:`spinner_env.agents.jittered`), or an OpenSpiel bot, ``openspiel:ismcts,simulations=200``
+(:mod:`spinner_env.agents.openspiel`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from spinner_env.agents.base import Agent, GameView, legal_actions
 from spinner_env.agents.baselines import GreedyAgent, RandomAgent
 from spinner_env.agents.expert import ExpertAgent, ExpertWeights
 from spinner_env.agents.heuristic import HeuristicAgent, HeuristicWeights
+from spinner_env.agents.jittered import JITTERED, make_jittered_player
 from spinner_env.agents.search import SEARCH_AGENTS, ISMCTSAgent, PIMCAgent, make_search_agent
 
 from spinner_env.aec import Encoding
@@ -53,14 +56,16 @@ def committed_policy(spec: str) -> Path | None:
 
 
 def make_agent(spec: str, seed: int | None = None, encoding: Encoding | None = None) -> Agent:
-    """An agent from a baseline name, ``checkpoint`` (the committed one), a policy file, or a
-    search player's ``name:key=value,...``; given the game's ``encoding``, a policy made for
-    another game is refused here."""
+    """An agent from a baseline name, ``checkpoint`` (the committed one), a policy file, a
+    search player's ``name:key=value,...`` or a jittered ``heuristic:jitter=J,seed=S``;
+    given the game's ``encoding``, a policy made for another game is refused here."""
     if spec in BASELINES:
         return BASELINES[spec](seed=seed)
     name, _, options = spec.partition(":")
     if name in SEARCH_AGENTS:
         return make_search_agent(name, parse_options(name, options), seed)
+    if name in JITTERED:
+        return make_jittered_player(name, parse_options(name, options), seed)
     if name == "openspiel":  # pyspiel is only needed for OpenSpiel's bots
         from spinner_env.agents.openspiel import make_openspiel_agent
 
@@ -72,7 +77,8 @@ def make_agent(spec: str, seed: int | None = None, encoding: Encoding | None = N
         raise ValueError(
             f"unknown agent {spec!r}: not one of {', '.join(BASELINES)}, 'checkpoint', "
             f"{', '.join(COMMITTED)}, "
-            f"{', '.join(SEARCH_AGENTS)} (with :key=value options), openspiel:BOT,key=value, "
+            f"{', '.join(SEARCH_AGENTS)} (with :key=value options), heuristic or expert with "
+            ":jitter=J,seed=S, openspiel:BOT,key=value, "
             "or a checkpoint file"
         )
     from spinner_env.agents.policy import PolicyAgent  # torch is only needed for trained agents
