@@ -119,12 +119,11 @@ def test_a_search_player_plays_win_rates_from_either_side_and_replays_from_the_s
     config = TrainConfig.from_dict(tiny_league())
     search = make_agent("pimc:determinizations=2", seed=0)
     assert win_rate(search, "random", config, 16, seed=1) > 0.6
-    # 64 games: as an opponent its games vary with PYTHONHASHSEED (16 gave 0.125-0.5625
-    # over hash seeds 0-3; 64 give 0.21-0.28), so 16 would be a coin toss in CI.
-    assert win_rate("random", search, config, 64, seed=1) < 0.4
-    assert win_rate(search, "random", config, 16, seed=1) == win_rate(
-        search, "random", config, 16, seed=1
-    )
+    assert win_rate("random", search, config, 16, seed=1) < 0.4
+    for player, opponent in ((search, "random"), ("random", search)):
+        assert win_rate(player, opponent, config, 16, seed=1) == win_rate(
+            player, opponent, config, 16, seed=1
+        )
 
 
 def test_a_search_player_is_a_league_style_and_the_seed_replays_the_league(tmp_path):

@@ -79,6 +79,10 @@ class RandomPolicy:
     def __init__(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
 
+    def seed(self, seed: int) -> None:
+        """Draw from ``seed`` from now on (a batch reseeds its policies with its own)."""
+        self.rng = np.random.default_rng(seed)
+
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         return sample_legal(mask, self.rng.random(len(mask)))
 
