@@ -268,15 +268,16 @@ HEADER_H = 44
 HAND_TOP = 600
 
 
-def table_scene(state: MatchState, viewer: int | None) -> Scene:
-    """The table as ``viewer`` sees it (None: no hand face up); ValueError for a state of
-    no game of the suite (``games.game_of``)."""
+def table_scene(state: MatchState, viewer: int | None, you: bool = True) -> Scene:
+    """The table as ``viewer`` sees it (None: no hand face up), its seat labelled "(you)"
+    unless ``you`` is false (a replay shows the acting seat's hand, but it is nobody's);
+    ValueError for a state of no game of the suite (``games.game_of``)."""
     game = game_of(state)
     scene = Scene(WIDTH, HEIGHT, FELT)
     _BOARDS[game.name](scene, state)
     spinner = game.name == "spinner"  # S1.3: value 10 is the wild S, drawn as a star
     _header(scene, state, spinner)
-    _side_panel(scene, state, viewer)
+    _side_panel(scene, state, viewer if you else None)
     _hand(scene, state, viewer, spinner)
     return scene
 

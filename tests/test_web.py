@@ -305,7 +305,8 @@ def test_without_a_records_directory_the_listing_is_empty_and_uploads_work(tmp_p
 @pytest.mark.parametrize(("game", "players"), [("spinner", 3), ("mexican_train", 4)])
 def test_every_replay_frame_is_the_records_state(tmp_path, game, players):
     """Each frame shows the state Record.states replays to: every hand face up, the
-    board drawn from it, the legal moves with the recorded view and the move played."""
+    board drawn from it (the acting seat's hand shown, no seat labelled as the user's),
+    the legal moves with the recorded view and the move played."""
     c, records = replay_client(tmp_path)
     specs = ["heuristic", "expert", "random", "greedy"][:players]
     record = recorded_match(game, players, specs, hands=2)
@@ -322,7 +323,8 @@ def test_every_replay_frame_is_the_records_state(tmp_path, game, players):
             assert frame["hands"] == [[str(t) for t in tiles] for tiles in state.hands]
             assert frame["totals"] == state.totals and frame["boneyard"] == len(state.boneyard)
             viewer = None if state.hand_over else state.current
-            assert frame["board"] == to_svg(table_scene(state, viewer))
+            assert frame["board"] == to_svg(table_scene(state, viewer, you=False))
+            assert "(you)" not in frame["board"]  # a replay is nobody's seat
             if i == len(hand.steps):
                 assert frame["played"] is None and frame["moves"] == []
                 continue

@@ -320,7 +320,7 @@ def _replay_frame(record: Record, hand: int, step: int) -> dict[str, Any]:
         "totals": list(state.totals),
         "boneyard": len(state.boneyard),
         "hands": [[str(t) for t in tiles] for tiles in state.hands],
-        "board": to_svg(table_scene(state, viewer)),
+        "board": to_svg(table_scene(state, viewer, you=False)),
         "played": None
         if played is None
         else {
