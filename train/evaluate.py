@@ -36,10 +36,19 @@ file per match: every match (``--record-matches all``), those the first agent lo
 (``lost``), or the N where its total was furthest above the best other seat's
 (``worst:N``); ``--record-views`` has each agent say what it saw at every decision.
 Recording plays the same moves: the results are those of a run without it.
+
+Robustness panel (``--styles [SPEC ...]``, :func:`robustness_panel`): the one agent of
+``--agents`` against each opponent style in turn, the style in every other seat, on the
+same duplicate deals in every cell; each cell is the agent's win rate with its 95%
+interval, beside the fair share, and the worst cell is named first. Without SPECs the
+game's default panel (:data:`STYLE_PANELS`): baselines, hand-written players with jittered
+weights (``heuristic:jitter=0.5,seed=2``) and search players at iteration budgets.
 """
 
 from __future__ import annotations
 
+import argparse
+import copy
 import heapq
 import itertools
 import json
@@ -351,10 +360,15 @@ class Report:
 
     def save(self, out: Path) -> tuple[Path, Path]:
         """Write ``OUT.json`` and ``OUT.png``."""
-        json_path, png_path = out.with_suffix(".json"), out.with_suffix(".png")
-        write_text_atomic(json_path, json.dumps(self.as_dict(), indent=2))
-        self.plot(png_path)
-        return json_path, png_path
+        return save_report(self.as_dict(), self.plot, out)
+
+
+def save_report(data: dict[str, Any], plot: Callable[[Path], None], out: Path) -> tuple[Path, Path]:
+    """Write a report's ``data`` to ``OUT.json`` and its chart (``plot``) to ``OUT.png``."""
+    json_path, png_path = out.with_suffix(".json"), out.with_suffix(".png")
+    write_text_atomic(json_path, json.dumps(data, indent=2))
+    plot(png_path)
+    return json_path, png_path
 
 
 def save_figure(fig: Any, path: Path) -> None:
@@ -590,6 +604,61 @@ def build_agents(agents: Sequence[Agent | str], game: GameSpec) -> list[Agent]:
     return built
 
 
+def prepared(
+    agents: Sequence[Agent | str],
+    num_players: int,
+    matches: int,
+    game: str,
+    rules: dict[str, Any] | None,
+    executor: Executor,
+    per: str,
+) -> tuple[GameSpec, dict[str, Any], list[Agent]]:
+    """The game, its rules and the built agents of a run, once its input is checked:
+    ``matches`` (``per`` lineup or cell), specs where the deals play elsewhere, and the
+    player count and rules (by the game)."""
+    spec = game_spec(game)
+    rules = dict(rules or {})
+    if matches < 1:
+        raise ValueError(f"matches must be at least 1 (per {per}), got {matches}")
+    if not executor.in_process and not all(isinstance(a, str) for a in agents):
+        raise ValueError(
+            "with workers > 1 or Ray, give the agents as specs: each worker builds its own"
+        )
+    spec.new_state(num_players, 0, **rules)  # the player count and rules, checked by the game
+    return spec, rules, build_agents(agents, spec)
+
+
+def deal_start(
+    built: Sequence[Agent],
+    specs: Sequence[str],
+    game: GameSpec,
+    seed: int,
+    rules: dict[str, Any],
+    executor: Executor,
+    record: bool = False,
+    views: bool = False,
+) -> Callable[[], DealPlayer]:
+    """What the executor starts to play (lineup, deal) tasks: the built agents here, their
+    specs in worker processes and Ray tasks; ``record``: keep every match's record."""
+    if executor.in_process:
+        return partial(DealPlayer, built, game, seed, rules, list(specs) if record else None, views)
+    return DealPlayerStart(tuple(specs), game.name, seed, rules, record, views)
+
+
+def agent_estimates(
+    per_deal: Sequence[dict[str, dict[str, float]]], name: str
+) -> dict[str, Estimate]:
+    """``name``'s match and hand win rates and points per hand over the deals it played
+    (:func:`deal_summary` of each deal), with their 95% intervals."""
+    return {
+        key: Estimate.of(
+            [d[name][key] for d in per_deal if name in d],
+            RATE if key != "points" else (0.0, math.inf),
+        )
+        for key in ("match_win", "hand_win", "points")
+    }
+
+
 def tournament(
     agents: Sequence[Agent | str],
     num_players: int = 2,
@@ -616,16 +685,7 @@ def tournament(
     ``record``: offer every match's record to it (``record_views``: with what the agents
     saw), which writes those it keeps; the results are the same.
     """
-    spec = game_spec(game)
-    rules = dict(rules or {})
-    if matches < 1:
-        raise ValueError(f"matches must be at least 1 (per lineup), got {matches}")
-    if not executor.in_process and not all(isinstance(a, str) for a in agents):
-        raise ValueError(
-            "with workers > 1 or Ray, give the agents as specs: each worker builds its own"
-        )
-    spec.new_state(num_players, 0, **rules)  # the player count and rules, checked by the game
-    built = build_agents(agents, spec)
+    spec, rules, built = prepared(agents, num_players, matches, game, rules, executor, "lineup")
     names = list(dict.fromkeys(a.name for a in built))
     if anchor is not None and anchor not in names:
         raise ValueError(f"the anchor {anchor!r} is not one of the agents: {', '.join(names)}")
@@ -642,13 +702,7 @@ def tournament(
         record.agent = built[0].name
         record.folder.mkdir(parents=True, exist_ok=True)
     lineup_index = {lineup: i for i, lineup in enumerate(lineups)}
-    recorded = specs if record is not None else None
-    if executor.in_process:
-        start = partial(DealPlayer, built, spec, seed, rules, recorded, record_views)
-    else:
-        start = DealPlayerStart(
-            tuple(specs), spec.name, seed, rules, recorded is not None, record_views
-        )
+    start = deal_start(built, specs, spec, seed, rules, executor, record is not None, record_views)
     played = executor.map(start, tasks, progress=progress, unit="deal")
     for (lineup, deal), (summary, counts, kept) in zip(tasks, played, strict=True):
         for match in kept:
@@ -660,16 +714,7 @@ def tournament(
         for (a, b), (won, count) in counts.items():
             wins[deal, index[a], index[b]] += won
             games[deal, index[a], index[b]] += count
-    summary = {
-        name: {
-            key: Estimate.of(
-                [d[name][key] for d in per_deal if name in d],
-                RATE if key != "points" else (0.0, math.inf),
-            )
-            for key in ("match_win", "hand_win", "points")
-        }
-        for name in names
-    }
+    summary = {name: agent_estimates(per_deal, name) for name in names}
     pairs = {
         pair: Estimate.of([d[pair] for d in pair_deal if pair in d], RATE)
         for pair in itertools.permutations(names, 2)
@@ -678,6 +723,213 @@ def tournament(
     ratings = league_ratings(wins, games, names, anchor, seed=seed) if league else {}
     return Report(
         spec.name, num_players, deals, deals * num_players, summary, pairs, "", ratings, anchor
+    )
+
+
+PANEL_JITTERS = ((0.25, 1), (0.5, 2), (1.0, 3))
+"""(jitter, seed) of the default panel's jittered ``heuristic`` and ``expert`` players."""
+STYLE_PANELS: dict[str, tuple[str, ...]] = {
+    game: (
+        "random",
+        "greedy",
+        "heuristic",
+        "expert",
+        *(
+            f"{player}:jitter={j},seed={s}"
+            for player in ("heuristic", "expert")
+            for j, s in PANEL_JITTERS
+        ),
+        *search,
+    )
+    for game, search in (
+        (
+            "spinner",
+            (
+                "pimc:determinizations=4",
+                "pimc:determinizations=16",
+                "ismcts:iterations=50",
+                "ismcts:iterations=200",
+            ),
+        ),
+        (
+            "mexican_train",
+            (
+                "pimc:determinizations=4",
+                "pimc:determinizations=12",
+                "ismcts:iterations=30",
+                "ismcts:iterations=100",
+            ),
+        ),
+    )
+}
+"""The default robustness panel of each game (``--styles`` alone): the baselines, the
+game's hand-written players, the same with jittered weights (:mod:`spinner_env.agents.jittered`),
+and the search players at a small and a larger iteration budget each (seeded, so
+reproducible; Mexican Train's a little smaller, its matches being longer)."""
+
+
+@dataclass
+class PanelReport:
+    """One agent against each style of a panel (the style in every other seat):
+    its match and hand win rates and points per hand in each cell."""
+
+    game: str
+    num_players: int
+    agent: str
+    deals: int
+    """Duplicate deals a cell (the same deals in every cell)."""
+    cells: dict[str, dict[str, Estimate]]
+    """Per style's name, the agent's estimates against it."""
+    command: str = ""
+
+    @property
+    def matches(self) -> int:
+        """Matches a cell."""
+        return self.deals * self.num_players
+
+    @property
+    def fair_share(self) -> float:
+        return 1 / self.num_players
+
+    def worst(self) -> tuple[str, Estimate]:
+        """The style the agent wins least against (its own name excluded: that cell is
+        the fair share by construction), and the agent's match win rate there."""
+        others = [(name, e["match_win"]) for name, e in self.cells.items() if name != self.agent]
+        return min(others, key=lambda item: item[1].mean)
+
+    def as_dict(self) -> dict[str, Any]:
+        name, worst = self.worst()
+        return {
+            "kind": "robustness panel",
+            "game": self.game,
+            "num_players": self.num_players,
+            "agent": self.agent,
+            "deals": self.deals,
+            "matches_per_cell": self.matches,
+            "fair_share": self.fair_share,
+            "command": self.command,
+            "worst": {"style": name, "match_win": worst.as_dict()},
+            "cells": [
+                {
+                    "style": style,
+                    "itself": style == self.agent,
+                    **{k: e.as_dict() for k, e in stats.items()},
+                }
+                for style, stats in self.cells.items()
+            ],
+        }
+
+    def table(self) -> str:
+        """The panel as plain text, the worst cell first."""
+        name, worst = self.worst()
+        seats = "seat" if self.num_players == 2 else f"{self.num_players - 1} seats"
+        lines = [
+            f"robustness panel: {self.agent} against {len(self.cells)} styles, {self.game}, "
+            f"{self.num_players} players (the other {seats}: the style), {self.matches} matches "
+            f"a cell ({self.deals} duplicate deals x {self.num_players} seatings), "
+            f"fair share {100 * self.fair_share:.1f}%",
+            f"worst cell: {name}: {_fmt_rate(worst).strip()} "
+            f"(fair share {100 * self.fair_share:.1f}%)",
+            "",
+            f"{'style':<30}{'match win rate':>24}{'hand win rate':>24}{'points/hand':>22}",
+        ]
+        for style, s in self.cells.items():
+            mark = "  (itself)" if style == self.agent else "  <- worst" if style == name else ""
+            lines.append(
+                f"{style:<30}{_fmt_rate(s['match_win']):>24}{_fmt_rate(s['hand_win']):>24}"
+                f"{_fmt_num(s['points']):>22}{mark}"
+            )
+        return "\n".join(lines)
+
+    def plot(self, path: Path) -> None:
+        """The agent's match win rate in every cell with its 95% interval, the fair share
+        and the worst cell marked."""
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        names = list(self.cells)
+        worst, _ = self.worst()
+        means, err = _bars([self.cells[n]["match_win"] for n in names])
+        y = np.arange(len(names))
+        fig, ax = plt.subplots(figsize=(8, 1.5 + 0.35 * len(names)))
+        colours = [
+            "tab:red" if n == worst else "tab:grey" if n == self.agent else "tab:blue"
+            for n in names
+        ]
+        ax.barh(y, means, 0.6, xerr=err, capsize=3, color=colours)
+        ax.axvline(self.fair_share, color="grey", linestyle="--", label="fair share")
+        ax.set_yticks(y, names)
+        ax.invert_yaxis()
+        ax.set_xlim(0, 1)
+        ax.set_xlabel("match win rate (95% CI)")
+        ax.set_title(
+            f"{self.agent}: robustness panel, {self.game}, {self.num_players} players, "
+            f"{self.matches} matches a cell"
+        )
+        ax.legend(loc="lower right")
+        fig.tight_layout()
+        save_figure(fig, path)
+        plt.close(fig)
+
+    def save(self, out: Path) -> tuple[Path, Path]:
+        """Write ``OUT.json`` and ``OUT.png``."""
+        return save_report(self.as_dict(), self.plot, out)
+
+
+def robustness_panel(
+    agent: Agent | str,
+    styles: Sequence[Agent | str] | None = None,
+    num_players: int = 2,
+    matches: int = 100,
+    seed: int = 0,
+    game: str = "spinner",
+    rules: dict[str, Any] | None = None,
+    progress: bool = True,
+    *,
+    executor: Executor = SERIAL,
+) -> PanelReport:
+    """``agent`` against each style (default: the game's :data:`STYLE_PANELS`) in every
+    other seat, ``matches`` matches a cell (rounded up to whole deals), the same duplicate
+    deals in every cell. Styles given as agents, not specs, are copied for their seats; with
+    an ``executor`` that plays elsewhere, every agent must be a spec. A style named as the
+    agent is itself is played (its cell is the fair share) but never the worst cell."""
+    chosen = list(STYLE_PANELS[game_spec(game).name] if styles is None else styles)
+    if not chosen:
+        raise ValueError("the robustness panel has no styles")
+    seats = num_players - 1
+    seated = [agent] + [
+        style if seat == 0 or isinstance(style, str) else copy.deepcopy(style)
+        for style in chosen
+        for seat in range(seats)
+    ]
+    spec, rules, built = prepared(seated, num_players, matches, game, rules, executor, "cell")
+    names = [built[1 + k * seats].name for k in range(len(chosen))]
+    if all(name == built[0].name for name in names):
+        raise ValueError(f"the robustness panel has no style but {built[0].name!r} itself")
+    twice = next((n for i, n in enumerate(names) if n in names[:i]), None)
+    if twice is not None:
+        raise ValueError(f"the style {twice!r} is in the panel twice")
+    deals = math.ceil(matches / num_players)
+    cells = [(0, *range(1 + k * seats, 1 + (k + 1) * seats)) for k in range(len(chosen))]
+    tasks = [(cell, deal) for cell in cells for deal in range(deals)]
+    specs = [a if isinstance(a, str) else a.name for a in seated]
+    start = deal_start(built, specs, spec, seed, rules, executor)
+    played = executor.map(start, tasks, progress=progress, unit="deal")
+    per_cell: dict[tuple[int, ...], list[dict[str, dict[str, float]]]] = defaultdict(list)
+    for (cell, _), (summary, _, _) in zip(tasks, played, strict=True):
+        per_cell[cell].append(summary)
+    me = built[0].name
+    return PanelReport(
+        spec.name,
+        num_players,
+        me,
+        deals,
+        {
+            name: agent_estimates(per_cell[cell], me)
+            for name, cell in zip(names, cells, strict=True)
+        },
     )
 
 
@@ -691,7 +943,7 @@ def check_output(out: Path) -> None:
             raise ValueError(f"--out: {str(path)!r} is a directory")
 
 
-def main(argv: Sequence[str] | None = None) -> Report:
+def main(argv: Sequence[str] | None = None) -> Report | PanelReport:
     parser = ArgumentParser("spinner-evaluate", __doc__.split("\n\n")[0])
     parser.add_argument(
         "--agents",
@@ -736,6 +988,14 @@ def main(argv: Sequence[str] | None = None) -> Report:
     parser.add_argument(
         "--record-views", action="store_true", help="records carry what each agent saw"
     )
+    parser.add_argument(
+        "--styles",
+        nargs="*",
+        default=None,
+        metavar="SPEC",
+        help="the robustness panel: the one agent of --agents against each style in every "
+        "other seat, --matches a cell; no SPEC: the game's default panel",
+    )
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
     with fail_cleanly(parser, args.debug):
@@ -751,6 +1011,8 @@ def main(argv: Sequence[str] | None = None) -> Report:
             rules[key] = yaml.safe_load(value)
         if args.out is not None:
             check_output(args.out)
+        if args.styles is not None:
+            return panel_main(args, rules, executor, argv)
         keeper = None
         if args.record is not None:
             keeper = RecordKeeper.parse(args.record, args.record_matches)
@@ -774,12 +1036,49 @@ def main(argv: Sequence[str] | None = None) -> Report:
         )
         if keeper is not None:
             print(f"wrote {keeper.close()} match records into {args.record}")
-        report.command = "spinner-evaluate " + " ".join(argv if argv is not None else sys.argv[1:])
-        print(report.table())
-        if args.out is not None:
-            json_path, png_path = report.save(args.out)
-            print(f"\nwrote {json_path} and {png_path}")
+        finish(report, args.out, argv)
         return report
+
+
+def finish(report: Report | PanelReport, out: Path | None, argv: Sequence[str] | None) -> None:
+    """Name the command in ``report``, print it, and save it to ``out`` if given."""
+    report.command = "spinner-evaluate " + " ".join(argv if argv is not None else sys.argv[1:])
+    print(report.table())
+    if out is not None:
+        json_path, png_path = report.save(out)
+        print(f"\nwrote {json_path} and {png_path}")
+
+
+def panel_main(
+    args: argparse.Namespace, rules: dict[str, Any], executor: Executor, argv: Sequence[str] | None
+) -> PanelReport:
+    """``spinner-evaluate --styles``: the robustness panel of the one agent given."""
+    if len(args.agents) != 1:
+        raise ValueError(
+            f"--styles plays one agent against the panel: give --agents one, not {len(args.agents)}"
+        )
+    for flag, given in (
+        ("--league", args.league),
+        ("--anchor", args.anchor is not None),
+        ("--first-only", args.first_only),
+        ("--record", args.record is not None),
+        ("--record-views", args.record_views),
+    ):
+        if given:
+            raise ValueError(f"--styles plays a panel, not a tournament: drop {flag}")
+    report = robustness_panel(
+        args.agents[0],
+        args.styles or None,
+        args.players,
+        args.matches,
+        args.seed,
+        args.game,
+        rules,
+        not args.no_progress,
+        executor=executor,
+    )
+    finish(report, args.out, argv)
+    return report
 
 
 if __name__ == "__main__":
