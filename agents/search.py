@@ -37,13 +37,20 @@ tried), from the same search, and so the same move, as ``act``.
 (its ``spinner_env.games.GameSpec``'s rollouts, such as
 :class:`spinner_env.batched.spinner_rollout.SpinnerRollouts`: the position is copied into
 a compiled game record and played out in compiled code, with the same result as on the
-reference engine for greedy, heuristic and expert); any other rollout (a checkpoint, a
-policy file, the Mexican Train expert) plays on the reference engine (``copy()`` of the
-rules engine, a Python policy). ``engine=auto`` (the default) takes the batched engine
-where it can (numba installed), ``engine=batched`` insists on it, ``engine=reference``
-never uses it. How many more iterations a second the batched engine gives, measured by
+reference engine for greedy, heuristic and expert). A policy network (a committed name
+such as ``spinner_2p``, ``checkpoint`` or a policy file: **network-guided search**, e.g.
+``pimc:rollout=spinner_2p,time=0.1``) plays on the batched engine too
+(:class:`spinner_env.batched.policy_rollout.PolicyRollouts`: the engine steps every
+position at once, one forward pass a step for all of them, with the same result as on the
+reference engine for the argmax policy); PIMC then plays out as many determinizations per
+call as fill :data:`POLICY_BATCH` positions. A policy made for another game is a
+ValueError at the first decision. Any other rollout (the Mexican Train expert, an agent
+of your own) plays on the reference engine (``copy()`` of the rules engine, a Python
+policy). ``engine=auto`` (the default) takes the batched engine where it can (numba
+installed), ``engine=batched`` insists on it, ``engine=reference`` never uses it. How
+many more iterations a second the batched engine gives, measured by
 ``bench/bench_search.py``, is in docs/search.md ("Where rollouts run, and which engine
-is faster").
+is faster", "Network-guided search").
 
 **Budgets.** ``iterations`` (PIMC: ``determinizations``) is exact and reproducible: the
 agent's seed fixes every sample. ``time`` is CPU seconds of the deciding thread per
@@ -79,12 +86,17 @@ from spinner_env.games import CompiledPlayer, game_of
 from spinner_env.match import MatchState
 
 if typing.TYPE_CHECKING:  # numba loads only when a rollout first needs the batched engine
+    from spinner_env.batched.policy_rollout import PolicyRollouts
     from spinner_env.batched.rollout import BatchedRollouts
 
 SCORES = ("points", "match")
 ENGINES = ("auto", "batched", "reference")
 FINAL_CHOICES = ("visits", "mean")
 NONE = type(None)
+POLICY_BATCH = 128
+"""Positions PIMC plays out per call with a policy network's rollouts on the batched
+engine (as many whole determinizations as fit): the forward pass costs much less per
+position in a batch (docs/search.md, "Network-guided search")."""
 MIN_TIME = 0.002
 """Seconds: about one iteration (a determinization and a heuristic rollout of a 2-player
 Spinner hand from its start on the reference engine, whose costs docs/search.md gives);
@@ -221,48 +233,80 @@ class SearchAgent(Agent):
             from spinner_env.agents import make_agent  # agents/__init__ imports this module
 
             self._rollout_agent = make_agent(self.options.rollout)
-        self._compiled: dict[Any, BatchedRollouts] = {}
+        self._compiled: dict[Any, BatchedRollouts | PolicyRollouts] = {}
         """The batched engine's rollouts, one per rules (built on first use)."""
 
     def _play_out(self, game: MatchState, encoding: Encoding, rng: random.Random) -> PlayOut:
         """How this decision plays positions out: on the batched engine where the options
         allow it (module docstring), else on the reference engine."""
-        compiled = self._compiled_rollouts(game)
-        if compiled is not None:
-            return compiled.play_out
+        self._check_plays(game, encoding)
+        batched = self._batched_rollouts(game)
+        if batched is not None:
+            if self._by_policy(game) and self._rollout_agent is not None:
+                self._rollout_agent.seed(rng.getrandbits(64))  # as _policy seeds it
+            return batched.play_out
         policy = self._policy(encoding, rng)
         return lambda worlds, seed: [self._rollout(w, policy, random.Random(seed)) for w in worlds]
 
-    def _compiled_rollouts(self, game: MatchState) -> BatchedRollouts | None:
+    def _check_plays(self, game: MatchState, encoding: Encoding) -> None:
+        """ValueError if the rollout policy is made for another game than ``game``'s."""
+        made_for = None if self._rollout_agent is None else self._rollout_agent.num_actions
+        if made_for not in (None, encoding.num_actions):
+            raise ValueError(
+                f"rollout={self.options.rollout} is a policy for a game of {made_for} "
+                f"actions, not for {encoding.game_name} ({encoding.num_actions} actions): "
+                f"give a {encoding.game_name} policy"
+            )
+
+    def _by_policy(self, game: MatchState) -> bool:
+        """Whether ``game``'s rollouts are a policy network's on the batched engine
+        (:class:`~spinner_env.batched.policy_rollout.PolicyRollouts`), which play many
+        positions per call fastest: one forward pass a step for them all."""
+        batched = self._compiled.get(game.rules)  # type: ignore[attr-defined]
+        if batched is None:
+            return False
+        from spinner_env.batched.policy_rollout import PolicyRollouts  # loaded with batched
+
+        return isinstance(batched, PolicyRollouts)
+
+    def _batched_rollouts(self, game: MatchState) -> BatchedRollouts | PolicyRollouts | None:
         """The batched engine's rollouts for ``game``'s rules, or None where the reference
-        engine must play (option ``engine``, the rollout policy's compiled twin)."""
+        engine must play (option ``engine``, the rollout policy)."""
         engine = self.options.engine
         if engine == "reference":
             return None
         rules = game.rules  # type: ignore[attr-defined]  # every game's state has its rules
-        twin = self._compiled_twin(rules)
-        if twin is None:
-            if engine == "batched":
-                raise ValueError(
-                    f"engine=batched plays rollouts with random, greedy or heuristic moves "
-                    f"(with numba installed), not {type(game).__name__} with "
-                    f"{self.options.rollout}"
-                )
-            return None
         if rules not in self._compiled:
-            self._compiled[rules] = (
-                game_of(game)
-                .rollouts()
-                .playing_as(twin, rules, to_match_end=self.options.score == "match")
-            )
+            made = self._make_batched_rollouts(game, rules)
+            if made is None:
+                if engine == "batched":
+                    raise ValueError(
+                        f"engine=batched plays rollouts with random, greedy, heuristic or "
+                        f"expert moves or a policy network (with numba installed), not "
+                        f"{type(game).__name__} with {self.options.rollout}"
+                    )
+                return None
+            self._compiled[rules] = made
         return self._compiled[rules]
 
-    def _compiled_twin(self, rules: Any) -> CompiledPlayer | None:
-        """The compiled player that plays as the rollout policy, if numba can run one."""
+    def _make_batched_rollouts(
+        self, game: MatchState, rules: Any
+    ) -> BatchedRollouts | PolicyRollouts | None:
+        """Rollouts by the rollout policy's compiled twin, or by the policy itself where
+        it decides for a batch of games (``act_batch``: a policy network), or None."""
         if not _numba_available():
             return None
         agent = self._rollout_agent
-        return CompiledPlayer("random") if agent is None else agent.compiled_twin(rules)
+        twin = CompiledPlayer("random") if agent is None else agent.compiled_twin(rules)
+        rollouts = game_of(game).rollouts()
+        to_match_end = self.options.score == "match"
+        if twin is not None:
+            return rollouts.playing_as(twin, rules, to_match_end=to_match_end)
+        if not callable(getattr(agent, "act_batch", None)):
+            return None
+        from spinner_env.batched.policy_rollout import PolicyRollouts
+
+        return PolicyRollouts(rollouts, rules, agent, to_match_end=to_match_end)
 
     def _policy(self, encoding: Encoding, rng: random.Random) -> Policy:
         agent = self._rollout_agent
@@ -344,22 +388,38 @@ class PIMCAgent(SearchAgent):
         totals = [0.0] * len(moves)
         started = time.thread_time()
         done = 0
+        per_call = max(1, POLICY_BATCH // len(moves)) if self._by_policy(game) else 1
         while self._running(done, started, minimum=1):
-            world = belief.determinize(rng)
-            afters = []
-            for move in moves:
-                after = world.copy()
-                after.play_legal(move)
-                afters.append(after)
-            # One seed for every move: moves are compared on equal luck.
-            for k, scores in enumerate(play_out(afters, rng.getrandbits(63))):
-                totals[k] += scores[me]
-            done += 1
+            count = self._determinizations(per_call, done, started)
+            afters, seeds = [], []
+            for _ in range(count):
+                world = belief.determinize(rng)
+                for move in moves:
+                    after = world.copy()
+                    after.play_legal(move)
+                    afters.append(after)
+                seeds.append(rng.getrandbits(63))
+            # One seed for every move: moves are compared on equal luck. (Several
+            # determinizations per call only with a policy network, which reads no seed.)
+            for k, scores in enumerate(play_out(afters, seeds[0])):
+                totals[k % len(moves)] += scores[me]
+            done += count
         return SearchResult(
             visits=(done,) * len(moves),
             means=tuple(total / done for total in totals),
             chosen=max(range(len(moves)), key=totals.__getitem__),
         )
+
+    def _determinizations(self, per_call: int, done: int, started: float) -> int:
+        """How many determinizations the next play-out call takes, at most ``per_call``:
+        in iteration mode what the budget has left, in time mode (after the first,
+        which measures their cost) as many as the time left fits."""
+        if self.options.time is None:
+            return min(per_call, self.options.budget - done)
+        if done == 0:
+            return 1
+        spent = max(time.thread_time() - started, 1e-9)
+        return max(1, min(per_call, int((self.options.time - spent) * done / spent)))
 
 
 class _Node:

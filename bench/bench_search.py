@@ -108,7 +108,7 @@ def batched_rollout_costs(spots: list, repeats: int) -> dict[str, float]:
     rng = random.Random(0)
     searcher = make_agent("pimc:rollout=heuristic,engine=batched")
     assert isinstance(searcher, SearchAgent)
-    rollouts = searcher._compiled_rollouts(spots[0][0])  # as the search players make them
+    rollouts = searcher._batched_rollouts(spots[0][0])  # as the search players make them
     assert rollouts is not None
     rollouts.play_out([spots[0][0].copy()], 0)  # load the compiled code first
     worlds = [Belief(state).determinize(rng) for state, _ in spots for _ in range(repeats)]

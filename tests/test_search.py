@@ -163,13 +163,16 @@ def test_whole_matches_through_the_evaluator(game: str, num_players: int) -> Non
     }
 
 
-def test_engine_batched_refuses_what_it_cannot_roll_out() -> None:
-    """Only a policy with no compiled twin (a checkpoint, a policy file) needs the
-    reference engine; every game has a batched one."""
-    for game in ("spinner", "mexican_train"):
+@pytest.mark.parametrize("engine", ["auto", "reference"])
+def test_a_rollout_policy_of_the_other_game_is_a_value_error(engine: str) -> None:
+    """A policy network rolls out on either engine, but only in its own game."""
+    for game, policy in (("spinner", "mexican_train_4p"), ("mexican_train", "checkpoint")):
         state, legal = decision(game, 2, seed=1)
-        with pytest.raises(ValueError, match=f"not {type(state).__name__} with checkpoint"):
-            choose("pimc:iterations=1,engine=batched,rollout=checkpoint", state, legal, 0)
+        name = game_spec(game).encoding.game_name
+        with pytest.raises(
+            ValueError, match=f"rollout={policy} is a policy for a game of .* not for {name}"
+        ):
+            choose(f"pimc:iterations=1,engine={engine},rollout={policy}", state, legal, 0)
 
 
 @pytest.mark.parametrize(
@@ -251,3 +254,56 @@ def test_the_search_view_is_the_search_that_chose(spec: str, game: str, num_play
         assert sum(visits) == agent.options.budget
         key = "value" if "final=mean" in spec else "visits"
         assert getattr(chosen, key) == max(getattr(m, key) for m in seen.moves if m.visits)
+
+
+POLICIES = {"spinner": "spinner_2p", "mexican_train": "mexican_train_4p"}
+
+
+@pytest.mark.parametrize("score", ["points", "match"])
+@pytest.mark.parametrize(("game", "num_players"), [("spinner", 2), ("mexican_train", 4)])
+def test_a_policy_network_rolls_out_alike_on_both_engines(
+    game: str, num_players: int, score: str
+) -> None:
+    """The committed networks (argmax) play positions out with the same scores on the
+    batched engine, many positions per forward pass, as on the reference engine, one
+    position and one decision at a time."""
+    state, legal = decision(game, num_players, seed=7)
+    encoding = game_spec(game).encoding
+    rng = random.Random(0)
+    belief, worlds = Belief(state), []
+    for _ in range(3):
+        world = belief.determinize(rng)
+        for action in legal:
+            after = world.copy()
+            after.play_legal(encoding.move_of(int(action)))
+            worlds.append(after)
+    totals = []
+    for engine in ("batched", "reference"):
+        spec = f"pimc:iterations=1,rollout={POLICIES[game]},engine={engine},score={score}"
+        play_out = make_agent(spec, seed=0)._play_out(state, encoding, random.Random(0))
+        totals.append(np.asarray(play_out([w.copy() for w in worlds], 5)))
+    np.testing.assert_allclose(totals[0], totals[1])
+
+
+@pytest.mark.parametrize("player", ["pimc:iterations=12", "ismcts:iterations=30"])
+@pytest.mark.parametrize(("game", "num_players"), [("spinner", 2), ("mexican_train", 4)])
+def test_network_guided_search_decides_alike_on_both_engines_and_replays(
+    player: str, game: str, num_players: int
+) -> None:
+    """Iteration mode replays from the seed, and a network's rollouts make the same
+    decision on either engine (PIMC plays all 12 determinizations in one call there)."""
+    state, legal = decision(game, num_players, seed=3)
+    spec = f"{player},rollout={POLICIES[game]}"
+    batched = choose(f"{spec},engine=batched", state, legal, seed=1)
+    assert choose(f"{spec},engine=batched", state, legal, seed=1) == batched
+    assert choose(f"{spec},engine=reference", state, legal, seed=1) == batched
+
+
+def test_network_guided_pimc_in_time_mode_decides() -> None:
+    state, legal = decision("spinner", 2, seed=5)
+    agent = make_agent("pimc:time=0.02,rollout=spinner_2p", seed=0)
+    action, seen = agent.choose_explained(
+        None, legal, GameView(state, game_spec("spinner").encoding)
+    )
+    assert action in legal and seen is not None
+    assert len({m.visits for m in seen.moves}) == 1 and seen.moves[0].visits >= 1

@@ -14,7 +14,8 @@
   :mod:`spinner_env.train.vec_env`, kept with the training code that loads SB3).
 - :mod:`~spinner_env.batched.rollout` (with ``spinner_rollout`` / ``mexican_train_rollout``,
   each game's loader): reference positions played out in compiled code, the search
-  players' rollouts.
+  players' rollouts; :mod:`~spinner_env.batched.policy_rollout`: the same positions
+  played out by a policy network, one forward pass a step for all of them.
 - :mod:`~spinner_env.batched.numba_cache`: keeps numba's on-disk cache in step with its sources.
 
 Importing this package loads nothing; each module imports numba when it is imported, so

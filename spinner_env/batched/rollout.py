@@ -295,6 +295,23 @@ class BatchedRollouts(ABC):
     def play_out(self, states: Sequence[MatchState], seed: int) -> np.ndarray:
         """Every seat's score (rows: ``states``; columns: seats) once each state is played
         to the end; ``seed`` starts the random stream of every state's random seats."""
+        scores, in_play = self.load(states)
+        self.seeds[: len(in_play)] = seed
+        _play_out(
+            self.games[: len(in_play)],
+            self.params,
+            self.kinds,
+            self.heuristic_weights,
+            self.seeds,
+            self.out,
+        )
+        scores[in_play] = self.out.rewards[: len(in_play), : self.num_players]
+        return scores
+
+    def load(self, states: Sequence[MatchState]) -> tuple[np.ndarray, list[int]]:
+        """Every seat's score (rows: ``states``) where a state's episode is already over,
+        and the rows of the others (``in_play``), loaded in that order into the first
+        records of :attr:`games` (which grow to fit) for the caller to play out."""
         count = len(states)
         if count > len(self.games):  # grown, never shrunk: the next call reuses the records
             self.games = np.zeros(count, self.engine.game_dtype)
@@ -315,17 +332,7 @@ class BatchedRollouts(ABC):
             else:
                 self.load_state(self.games[len(in_play)], state)
                 in_play.append(b)
-        self.seeds[: len(in_play)] = seed
-        _play_out(
-            self.games[: len(in_play)],
-            self.params,
-            self.kinds,
-            self.heuristic_weights,
-            self.seeds,
-            self.out,
-        )
-        scores[in_play] = self.out.rewards[: len(in_play), : self.num_players]
-        return scores
+        return scores, in_play
 
 
 drop_stale_cache(_play_out)  # before anything compiled is loaded (see numba_cache)
