@@ -71,7 +71,8 @@ clean:
 	rm -rf $(RLLIB_VENV)
 
 # RLlib pins its own gymnasium, so examples/rllib_ppo.py runs in a virtualenv of its own
-# (tests/test_examples.py runs it with this venv's python).
+# (tests/test_examples.py runs it with this venv's python). The train extra lets it write
+# policy files (spinner_env.agents.rllib), which the main venv's commands then play.
 RLLIB_VENV ?= .venv-rllib
 RLLIB_STAMP := $(RLLIB_VENV)/.installed
 
@@ -80,7 +81,7 @@ $(RLLIB_STAMP): pyproject.toml
 	$(RLLIB_VENV)/bin/python -m pip install -q --upgrade pip
 	$(RLLIB_VENV)/bin/python -m pip install -q torch==2.13.0
 	# pygame-ce: PettingZoo's connect_four_v3, bench/bench_wrappers.py's peer.
-	$(RLLIB_VENV)/bin/python -m pip install -q "ray[rllib]==2.60.0" "pygame-ce>=2.3.0" -e .
+	$(RLLIB_VENV)/bin/python -m pip install -q "ray[rllib]==2.60.0" "pygame-ce>=2.3.0" -e ".[train]"
 	touch $(RLLIB_STAMP)
 
 rllib-venv: $(RLLIB_STAMP)

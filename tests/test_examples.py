@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import importlib
 import json
+import subprocess
+import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -151,19 +153,35 @@ def test_pettingzoo_supersuit_wrappers(examples):
         assert verdicts[name].startswith("cannot be built")
 
 
-def test_rllib_ppo_in_its_own_venv(ray_sandbox: RaySandbox):
-    """A local Ray (the sandbox drops ``RAY_ADDRESS``), over loopback only."""
+def test_rllib_ppo_in_its_own_venv(ray_sandbox: RaySandbox, tmp_path: Path):
+    """A local Ray (the sandbox drops ``RAY_ADDRESS``), over loopback only: PPO against the
+    baselines and its snapshots, then its policy file played by ``spinner-evaluate`` here
+    (the main venv)."""
     if not RLLIB_PYTHON.exists():
         skip_or_fail(f"{RLLIB_PYTHON} not found: `make rllib-venv` builds it")
-    command = [str(RLLIB_PYTHON), str(EXAMPLES / "rllib_ppo.py"), "--steps", "400"]
+    policy_file = tmp_path / "rllib_ppo.safetensors"
+    command = [str(RLLIB_PYTHON), str(EXAMPLES / "rllib_ppo.py"), "--iterations", "2"]
+    command += ["--batch", "200", "--snapshot-every", "1", "--pool", "2", "--out", str(policy_file)]
     run = ray_sandbox.run(command, timeout=300)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     record = json.loads(run.stdout.strip().splitlines()[-1])
     assert record["args"]["env_runners"] >= 2
     assert record["decisions"] >= 400
-    assert record["seat_episodes"] >= 4
+    assert record["episodes"] >= 4
     assert record["illegal"] == 0
     assert record["mismatches"] == 0
+    # Baselines and one snapshot per iteration, the oldest dropped past --pool.
+    assert record["pool"] == ["heuristic", "greedy", "random", "snapshot", "snapshot"]
+    assert record["conversion_error"] < 1e-5
+
+    evaluate = Path(sys.executable).parent / "spinner-evaluate"
+    argv = [str(evaluate), "--agents", str(policy_file), "heuristic", "--players", "2"]
+    argv += ["--matches", "4", "--rule", "num_hands=1", "--out", str(tmp_path / "eval")]
+    played = subprocess.run([*argv, "--no-progress"], capture_output=True, text=True, check=False)
+    assert played.returncode == 0, played.stderr
+    result = json.loads((tmp_path / "eval.json").read_text())
+    assert set(result["agents"]) == {"rllib_ppo", "heuristic"}
+    assert result["matches"] == 4
 
 
 def test_examples_say_how_to_run_them():
