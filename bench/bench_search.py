@@ -1,9 +1,11 @@
 """Search players: iterations per second, what an iteration costs, and strength by budget.
 
-1. Speed: PIMC and ISMCTS (heuristic and random rollouts) deciding on positions of random
-   play (decisions with two or more legal moves), both games, 2 players, rolling out on
-   the reference engine and on the batched numba engine: iterations per CPU second (a
-   PIMC iteration is one determinization with a rollout of every legal move).
+1. Speed: PIMC and ISMCTS (heuristic, random and policy-network rollouts: the committed
+   ``spinner_2p`` and ``mexican_train_4p``) deciding on positions of random play
+   (decisions with two or more legal moves), both games, 2 players, rolling out on the
+   reference engine and on the batched numba engine: iterations per CPU second (a PIMC
+   iteration is one determinization with a rollout of every legal move; a network's
+   PIMC rollouts share forward passes, so a larger budget runs faster per iteration).
 2. Cost of one iteration's parts: the belief (once per decision), a determinization,
    ``state.copy()``, a rollout to the end of the hand on the reference engine (heuristic,
    random), and on the batched engine (``SpinnerRollouts``, ``MexicanTrainRollouts``:
@@ -13,6 +15,8 @@
    ``heuristic`` in 2-player Spinner duplicate matches (``spinner_env.train.evaluate.tournament``),
    match win rate with its 95% interval.
 
+Run it with one BLAS thread (``OMP_NUM_THREADS=1``), as docs/search.md's figures are:
+a threaded BLAS on small batches costs more than it gains on a busy machine.
 Times are CPU seconds of the process (``time.thread_time``), so other work on the
 machine does not change them; the search players' ``time`` budget is counted the same way.
 
@@ -39,6 +43,9 @@ from spinner_env.train.evaluate import tournament
 from spinner_env.belief import Belief
 from spinner_env.games import game_spec
 from spinner_env.match import MatchState
+
+POLICIES = {"spinner": "spinner_2p", "mexican_train": "mexican_train_4p"}
+"""The committed policy network each game's network-guided rows roll out with."""
 
 
 def positions(game: str, num_players: int, count: int) -> list[tuple[MatchState, np.ndarray]]:
@@ -140,16 +147,22 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.smoke:
         args.positions, args.budgets, args.matches = 2, [0.01], 2
 
-    print("1. iterations per CPU second (2 players, one core)")
-    print(f"{'game':<15}{'player':<10}{'rollout':<11}{'engine':<11}{'iterations/s':>14}")
+    print("1. iterations per CPU second (2 players, one core; player:iterations per decision)")
+    print(f"{'game':<15}{'player':<11}{'rollout':<18}{'engine':<11}{'iterations/s':>14}")
     for game in ("spinner", "mexican_train"):
         spots = positions(game, 2, args.positions)
-        for player, iterations in (("ismcts", 40), ("pimc", 4)):
-            for rollout in ("heuristic", "random"):
-                for engine in ("reference", "batched"):
-                    spec = f"{player}:rollout={rollout},engine={engine}"
-                    rate = iteration_rate(game, spec, iterations, spots)
-                    print(f"{game:<15}{player:<10}{rollout:<11}{engine:<11}{rate:>14,.0f}")
+        rows = [
+            (player, iterations, rollout)
+            for player, iterations in (("ismcts", 40), ("pimc", 4))
+            for rollout in ("heuristic", "random", POLICIES[game])
+        ]
+        rows.append(("pimc", 32, POLICIES[game]))  # a policy's batches fill with more
+        for player, iterations, rollout in rows:
+            for engine in ("reference", "batched"):
+                spec = f"{player}:rollout={rollout},engine={engine}"
+                rate = iteration_rate(game, spec, iterations, spots)
+                label = f"{player}:{iterations}"
+                print(f"{game:<15}{label:<11}{rollout:<18}{engine:<11}{rate:>14,.0f}")
 
     print("\n2. one iteration's parts (mean CPU time over the positions)")
     for game in ("spinner", "mexican_train"):

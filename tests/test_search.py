@@ -188,23 +188,36 @@ def test_both_engines_find_the_same_pimc_scores(game: str, rollout: str) -> None
     """A PIMC decision with heuristic, expert or greedy rollouts (no randomness in them)
     sums the same scores on both engines: the batched path changes the speed, not the
     search."""
-    state, legal = decision(game, 3, seed=7)
+    batched, reference = engine_scores(game, 3, f"pimc:iterations=4,rollout={rollout}", 4)
+    np.testing.assert_allclose(batched, reference)
+
+
+def engine_scores(
+    game: str, num_players: int, spec: str, determinizations: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The scores of PIMC's positions (every legal move of a seeded decision, in each of
+    ``determinizations``) played out by the search player ``spec`` (without its engine)
+    on the batched engine and on the reference engine."""
+    state, legal = decision(game, num_players, seed=7)
     encoding = game_spec(game).encoding
     moves = [encoding.move_of(int(a)) for a in legal]
     rng = random.Random(0)
     belief, worlds = Belief(state), []
-    for _ in range(4):
+    for _ in range(determinizations):
         world = belief.determinize(rng)
         for move in moves:
             after = world.copy()
             after.play_legal(move)
             worlds.append(after)
-    totals = []
-    for engine in ("batched", "reference"):
-        agent = make_agent(f"pimc:iterations=4,rollout={rollout},engine={engine}", seed=0)
-        play_out = agent._play_out(state, encoding, random.Random(0))
-        totals.append(np.asarray(play_out([w.copy() for w in worlds], 5)))
-    np.testing.assert_allclose(totals[0], totals[1])
+    batched, reference = (
+        np.asarray(
+            make_agent(f"{spec},engine={engine}", seed=0)._play_out(
+                state, encoding, random.Random(0)
+            )([w.copy() for w in worlds], 5)
+        )
+        for engine in ("batched", "reference")
+    )
+    return batched, reference
 
 
 def test_the_mexican_train_expert_rolls_out_on_the_reference_engine() -> None:
@@ -267,22 +280,9 @@ def test_a_policy_network_rolls_out_alike_on_both_engines(
     """The committed networks (argmax) play positions out with the same scores on the
     batched engine, many positions per forward pass, as on the reference engine, one
     position and one decision at a time."""
-    state, legal = decision(game, num_players, seed=7)
-    encoding = game_spec(game).encoding
-    rng = random.Random(0)
-    belief, worlds = Belief(state), []
-    for _ in range(3):
-        world = belief.determinize(rng)
-        for action in legal:
-            after = world.copy()
-            after.play_legal(encoding.move_of(int(action)))
-            worlds.append(after)
-    totals = []
-    for engine in ("batched", "reference"):
-        spec = f"pimc:iterations=1,rollout={POLICIES[game]},engine={engine},score={score}"
-        play_out = make_agent(spec, seed=0)._play_out(state, encoding, random.Random(0))
-        totals.append(np.asarray(play_out([w.copy() for w in worlds], 5)))
-    np.testing.assert_allclose(totals[0], totals[1])
+    spec = f"pimc:iterations=1,rollout={POLICIES[game]},score={score}"
+    batched, reference = engine_scores(game, num_players, spec, 3)
+    np.testing.assert_allclose(batched, reference)
 
 
 @pytest.mark.parametrize("player", ["pimc:iterations=12", "ismcts:iterations=30"])
