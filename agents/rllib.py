@@ -49,15 +49,16 @@ def rllib_policy(
     in the encoders, ``relu`` in the heads' hidden layers); ValueError for a module this
     layout cannot hold."""
     config = dict(model_config or {})
-    tensors = {name: np.asarray(value, dtype=np.float32) for name, value in state.items()}
+    tensors = {name: _array(value) for name, value in state.items()}
     if any(name.startswith(SHARED) for name in tensors):
         raise ValueError(
             "the module's actor and critic share their encoder (RLlib's default, "
             "vf_share_layers=True), which a policy file cannot hold: train with "
             "vf_share_layers=False"
         )
-    left = sorted(set(tensors) - _CONSTANTS)
-    left = [name for name in left if not name.startswith((*ACTOR, *CRITIC))]
+    left = sorted(
+        set(tensors) - _CONSTANTS - {n for n in tensors if n.startswith((*ACTOR, *CRITIC))}
+    )
     if left:
         raise ValueError(f"the state has weights outside an MLP actor and critic: {left}")
     (actor, actor_head), (critic, critic_head) = (
@@ -139,6 +140,13 @@ def _indexed(tensors: Mapping[str, np.ndarray], prefix: str) -> list[Layer]:
             raise ValueError(f"{prefix}{index} is not a weight and a bias")
         layers.append((found[index]["weight"], found[index]["bias"]))
     return layers
+
+
+def _array(value: Any) -> np.ndarray:
+    """A tensor (on any device) or an array as a float32 array."""
+    if isinstance(value, torch.Tensor):
+        value = value.detach().cpu().numpy()
+    return np.asarray(value, dtype=np.float32)
 
 
 def _copy(layers: list[Layer], modules: Sequence[torch.nn.Module]) -> None:
