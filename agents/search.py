@@ -43,7 +43,9 @@ such as ``spinner_2p``, ``checkpoint`` or a policy file: **network-guided search
 (:class:`spinner_env.batched.policy_rollout.PolicyRollouts`: the engine steps every
 position at once, one forward pass a step for all of them, with the same result as on the
 reference engine for the argmax policy); PIMC then plays out as many determinizations per
-call as fill :data:`POLICY_BATCH` positions. A policy made for another game is a
+call as fill :data:`POLICY_BATCH` positions, and ``cutoff=N`` stops each rollout after N
+decisions (with a choice) and scores it for every seat by the network's value head, which
+must predict the score (``VALUE_TARGETS``). A policy made for another game is a
 ValueError at the first decision. Any other rollout (the Mexican Train expert, an agent
 of your own) plays on the reference engine (``copy()`` of the rules engine, a Python
 policy). ``engine=auto`` (the default) takes the batched engine where it can (numba
@@ -90,6 +92,9 @@ if typing.TYPE_CHECKING:  # numba loads only when a rollout first needs the batc
     from spinner_env.batched.rollout import BatchedRollouts
 
 SCORES = ("points", "match")
+VALUE_TARGETS = {"points": ("hand_score", "hand"), "match": ("match", "match")}
+"""The env's reward and episode whose undiscounted return is each score: what a value head
+must predict to cut rollouts off (option ``cutoff``)."""
 ENGINES = ("auto", "batched", "reference")
 FINAL_CHOICES = ("visits", "mean")
 NONE = type(None)
@@ -119,6 +124,9 @@ class SearchOptions:
     rollout: str = "heuristic"
     score: str = "points"
     engine: str = "auto"
+    cutoff: int | None = None
+    """Decisions (with a choice) a rollout plays before the rollout policy's value head
+    scores the position for every seat; None: rollouts play to the end."""
 
     DEFAULT_ITERATIONS: typing.ClassVar[int] = 400
     NAME: typing.ClassVar[str] = "search"
@@ -139,6 +147,8 @@ class SearchOptions:
             raise ValueError(f"score must be one of {', '.join(SCORES)}, got {self.score!r}")
         if self.engine not in ENGINES:
             raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {self.engine!r}")
+        if self.cutoff is not None and self.cutoff < 0:
+            raise ValueError(f"cutoff must be a number of decisions >= 0, got {self.cutoff}")
 
     @property
     def budget(self) -> int:
@@ -233,6 +243,8 @@ class SearchAgent(Agent):
             from spinner_env.agents import make_agent  # agents/__init__ imports this module
 
             self._rollout_agent = make_agent(self.options.rollout)
+        if self.options.cutoff is not None:
+            self._check_value_head()
         self._compiled: dict[Any, BatchedRollouts | PolicyRollouts] = {}
         """The batched engine's rollouts, one per rules (built on first use)."""
 
@@ -246,7 +258,25 @@ class SearchAgent(Agent):
                 self._rollout_agent.seed(rng.getrandbits(64))  # as _policy seeds it
             return batched.play_out
         policy = self._policy(encoding, rng)
-        return lambda worlds, seed: [self._rollout(w, policy, random.Random(seed)) for w in worlds]
+        return lambda worlds, seed: [
+            self._rollout(w, policy, random.Random(seed), encoding) for w in worlds
+        ]
+
+    def _check_value_head(self) -> None:
+        """ValueError unless the rollout policy has a value head that predicts the score."""
+        rollout, score = self.options.rollout, self.options.score
+        target = getattr(self._rollout_agent, "value_target", None)
+        if target is None:
+            raise ValueError(
+                f"cutoff needs a rollout policy with a value head; {rollout} has none "
+                "(a policy file whose header names a value target has one)"
+            )
+        reward, episode = VALUE_TARGETS[score]
+        if (target.reward, target.episode, target.gamma) != (reward, episode, 1.0):
+            raise ValueError(
+                f"cutoff with score={score} needs a value head that predicts the {reward} "
+                f"return per {episode}, undiscounted; {rollout}'s predicts {target.describe()}"
+            )
 
     def _check_plays(self, game: MatchState, encoding: Encoding) -> None:
         """ValueError if the rollout policy is made for another game than ``game``'s."""
@@ -306,7 +336,9 @@ class SearchAgent(Agent):
             return None
         from spinner_env.batched.policy_rollout import PolicyRollouts
 
-        return PolicyRollouts(rollouts, rules, agent, to_match_end=to_match_end)
+        return PolicyRollouts(
+            rollouts, rules, agent, to_match_end=to_match_end, cutoff=self.options.cutoff
+        )
 
     def _policy(self, encoding: Encoding, rng: random.Random) -> Policy:
         agent = self._rollout_agent
@@ -323,12 +355,24 @@ class SearchAgent(Agent):
 
         return play
 
-    def _rollout(self, world: MatchState, policy: Policy, rng: random.Random) -> list[float]:
-        """Every seat's score once ``world`` is played to the end of the hand (or match)."""
+    def _rollout(
+        self, world: MatchState, policy: Policy, rng: random.Random, encoding: Encoding
+    ) -> list[float]:
+        """Every seat's score once ``world`` is played to the end of the hand (or match),
+        or, after ``cutoff`` decisions, as the value head estimates it."""
+        decisions = 0
         while True:
             while not world.hand_over:
                 legal = world.legal_moves()
-                world.play_legal(legal[0] if len(legal) == 1 else policy(world, legal, rng))
+                if len(legal) == 1:
+                    world.play_legal(legal[0])
+                    continue
+                if decisions == self.options.cutoff:
+                    value = self._rollout_agent.value  # type: ignore[union-attr]
+                    seats = range(world.num_players)
+                    return [float(value(encoding.observation(world, s))) for s in seats]
+                world.play_legal(policy(world, legal, rng))
+                decisions += 1
             if self.options.score == "points":
                 return hand_score_difference(world.results[-1].points)
             if world.match_over:

@@ -4,11 +4,13 @@ the ISMCTS tree's bookkeeping, and whole matches through ``spinner_env.train.eva
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
 from spinner_env.agents import make_agent
 from spinner_env.agents.base import GameView
+from spinner_env.agents.features import ObservationFeatures
 from spinner_env.agents.search import MIN_TIME, ISMCTSAgent, PIMCAgent, _Node
 from spinner_env.train.evaluate import tournament
 
@@ -307,3 +309,47 @@ def test_network_guided_pimc_in_time_mode_decides() -> None:
     )
     assert action in legal and seen is not None
     assert len({m.visits for m in seen.moves}) == 1 and seen.moves[0].visits >= 1
+
+
+def value_policy(path: Path, game: str, target: tuple[str, str, float]) -> str:
+    """A small untrained policy file of ``game`` whose value head predicts ``target``."""
+    from spinner_env.agents.policy import PolicyHeader, ValueTarget, save_policy
+
+    encoding = game_spec(game).encoding
+    value = ValueTarget(*target)
+    header = PolicyHeader(
+        game=encoding.game_name,
+        obs_size=ObservationFeatures((), encoding).size,
+        num_actions=encoding.num_actions,
+        policy_layers=(32,),
+        value_layers=(32,),
+        activation="tanh",
+        value=value,
+    )
+    return str(save_policy(header.build(), path / f"{game}.safetensors", encoding, value=value))
+
+
+@pytest.mark.parametrize("score", ["points", "match"])
+@pytest.mark.parametrize(("game", "num_players"), [("spinner", 2), ("mexican_train", 4)])
+def test_a_value_head_cuts_rollouts_off_alike_on_both_engines(
+    tmp_path: Path, game: str, num_players: int, score: str
+) -> None:
+    reward, episode = {"points": ("hand_score", "hand"), "match": ("match", "match")}[score]
+    policy = value_policy(tmp_path, game, (reward, episode, 1.0))
+    for cutoff in (0, 3):
+        spec = f"pimc:iterations=1,rollout={policy},score={score},cutoff={cutoff}"
+        batched, reference = engine_scores(game, num_players, spec, 2)
+        np.testing.assert_allclose(batched, reference, rtol=1e-5, atol=1e-6)
+    full = engine_scores(game, num_players, f"pimc:iterations=1,rollout={policy},score={score}", 2)
+    assert not np.allclose(batched, full[0])  # the value head, not the end, scored them
+
+
+def test_a_cutoff_needs_a_value_head_that_predicts_the_score(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="cutoff needs a rollout policy with a value head"):
+        make_agent("pimc:rollout=spinner_2p,cutoff=3")
+    with pytest.raises(ValueError, match="cutoff must be a number of decisions >= 0"):
+        make_agent("pimc:rollout=spinner_2p,cutoff=-1")
+    policy = value_policy(tmp_path, "spinner", ("match", "match", 1.0))
+    assert make_agent(f"ismcts:rollout={policy},cutoff=3,score=match")
+    with pytest.raises(ValueError, match="predicts the hand_score return per hand, undiscounted"):
+        make_agent(f"ismcts:rollout={policy},cutoff=3")

@@ -92,6 +92,9 @@ class PolicyRollouts:
             (a sampling policy draws from its own generator: seed it as you need).
         to_match_end: score the match outcome at the end of the match rather than the
             hand's points at the end of the hand.
+        cutoff: after this many decisions (with a choice) in a game, score it for every
+            seat by ``policy.value`` of that seat's observation (a value head that
+            predicts the score) instead of playing on; None: play to the end.
     """
 
     def __init__(
@@ -101,12 +104,14 @@ class PolicyRollouts:
         policy: BatchedPolicy,
         *,
         to_match_end: bool = False,
+        cutoff: int | None = None,
     ) -> None:
         self.records = rollouts.playing_as(
             CompiledPlayer("random"), rules, to_match_end=to_match_end
         )
         """The records the positions are loaded into (its compiled players never play)."""
         self.policy = policy
+        self.cutoff = cutoff
 
     def play_out(self, states: Sequence[MatchState], seed: int) -> np.ndarray:
         """Every seat's score (rows: ``states``; columns: seats) once each state is played
@@ -128,12 +133,19 @@ class PolicyRollouts:
         active = np.ones(count, np.bool_)
         actions = np.zeros(count, np.int64)
         _advance(games, params, actions, active, out, scores, False)
+        decisions = 0
         while active.any():
             # Every active game's seat has a choice: observe them all, ask the policy once.
-            engine.observe_loop(games, params, games["current"].astype(np.int64), out.obs)
             rows = np.flatnonzero(active)
+            if decisions == self.cutoff:
+                for seat in range(records.num_players):
+                    engine.observe_loop(games, params, np.full(count, seat), out.obs)
+                    scores[rows, seat] = self.policy.value(out.obs[rows])  # type: ignore[attr-defined]
+                break
+            engine.observe_loop(games, params, games["current"].astype(np.int64), out.obs)
             actions[rows] = self.policy.act_batch(out.obs[rows], out.mask[rows])
             _advance(games, params, actions, active, out, scores, True)
+            decisions += 1
         return scores
 
 
