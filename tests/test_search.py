@@ -11,7 +11,7 @@ import pytest
 from spinner_env.agents import make_agent
 from spinner_env.agents.base import GameView
 from spinner_env.agents.features import ObservationFeatures
-from spinner_env.agents.search import MIN_TIME, ISMCTSAgent, PIMCAgent, _Node
+from spinner_env.agents.search import MIN_TIME, VALUE_TARGETS, ISMCTSAgent, PIMCAgent, _Node
 from spinner_env.train.evaluate import tournament
 
 from spinner_env.belief import Belief
@@ -334,8 +334,7 @@ def value_policy(path: Path, game: str, target: tuple[str, str, float]) -> str:
 def test_a_value_head_cuts_rollouts_off_alike_on_both_engines(
     tmp_path: Path, game: str, num_players: int, score: str
 ) -> None:
-    reward, episode = {"points": ("hand_score", "hand"), "match": ("match", "match")}[score]
-    policy = value_policy(tmp_path, game, (reward, episode, 1.0))
+    policy = value_policy(tmp_path, game, (*VALUE_TARGETS[score], 1.0))
     for cutoff in (0, 3):
         spec = f"pimc:iterations=1,rollout={policy},score={score},cutoff={cutoff}"
         batched, reference = engine_scores(game, num_players, spec, 2)
