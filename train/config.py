@@ -195,6 +195,60 @@ class LeagueConfig:
 
 
 @dataclass(frozen=True)
+class ExpertIterationConfig:
+    """``expert_iteration``: expert iteration with search targets
+    (``spinner-expert-iteration``, :mod:`spinner_env.train.expert_iteration`). Each of
+    ``generations`` plays ``deals`` duplicate deals (each once per seating) with the
+    current network in one seat against the line-up (the config's ``opponents``,
+    ``jittered`` heuristics and as many experts whose weights are jittered by ``jitter``,
+    earlier generations); at a random ``label_share`` of the network's decisions the
+    ``operator`` (an agent spec in which ``{policy}`` stands for the current generation's
+    policy file, such as ``pimc:rollout={policy},determinizations=8``) gives each legal
+    move a value, whose softmax at ``temperature`` (in the values' units) is the move's
+    target (with ``prior``: the network's probability times ``exp(value / temperature)``,
+    normalized). The network is fitted to every generation's targets so far for ``epochs``
+    passes in batches of ``batch_size`` at ``learning_rate``, then plays ``eval_matches``
+    duplicate matches against each of ``eval_against`` and against the previous
+    generation."""
+
+    operator: str = "pimc:rollout={policy},determinizations=8"
+    generations: int = 3
+    deals: int = 40
+    label_share: float = 1.0
+    temperature: float = 0.05
+    prior: bool = False
+    epochs: int = 4
+    batch_size: int = 256
+    learning_rate: float = 1e-4
+    jittered: int = 1
+    jitter: float = 0.4
+    eval_against: list[str] = field(default_factory=lambda: ["expert"])
+    eval_matches: int = 200
+
+    def __post_init__(self) -> None:
+        if "{policy}" not in self.operator:
+            raise ValueError(
+                f"expert_iteration.operator {self.operator!r} must name {{policy}}, where each "
+                "generation's policy file goes (pimc:rollout={policy},determinizations=8)"
+            )
+        for key in ("generations", "deals", "epochs", "batch_size"):
+            _at_least(f"expert_iteration.{key}", getattr(self, key), 1)
+        for key in ("jittered", "eval_matches"):
+            _at_least(f"expert_iteration.{key}", getattr(self, key), 0)
+        for key in ("temperature", "learning_rate"):
+            if getattr(self, key) <= 0:
+                raise ValueError(
+                    f"expert_iteration.{key} must be positive, got {getattr(self, key)}"
+                )
+        if self.jitter < 0:
+            raise ValueError(f"expert_iteration.jitter must be >= 0, got {self.jitter}")
+        if not 0 < self.label_share <= 1:
+            raise ValueError(
+                f"expert_iteration.label_share must be in (0, 1], got {self.label_share}"
+            )
+
+
+@dataclass(frozen=True)
 class TrainConfig:
     """A whole training run (see ``configs/*.yaml``)."""
 
@@ -221,6 +275,7 @@ class TrainConfig:
     (:mod:`spinner_env.agents.features`: ``plan`` in Mexican Train)."""
     pretrain: PretrainConfig | None = None
     league: LeagueConfig | None = None
+    expert_iteration: ExpertIterationConfig | None = None
 
     def __post_init__(self) -> None:
         _at_least("num_players", self.num_players, 2)

@@ -14,7 +14,9 @@ A config's ``pretrain`` section (:class:`~spinner_env.train.config.PretrainConfi
    cross-entropy on the teacher's actions for the actor, a squared error on the returns
    for the critic (so PPO's first advantages come from a critic that knows the teacher's
    play), holding out ``holdout`` of the decisions to report how often the cloned policy's
-   most likely action is the teacher's.
+   most likely action is the teacher's. Decisions with soft targets (a probability per
+   legal move: a search's, in expert iteration) fit the actor to those instead
+   (:func:`soft_cross_entropy`).
 
 The policy learns the teacher's level in seconds to minutes, where PPO from scratch may
 not find it in a million steps (a sparse, delayed reward: which tiles to shed early);
@@ -27,7 +29,7 @@ PPO then fine-tunes from there.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,9 +52,39 @@ class Demonstrations:
     masks: np.ndarray  # (N, number of actions) bool
     actions: np.ndarray  # (N,) int64
     returns: np.ndarray  # (N,) float32: the discounted reward from the decision on
+    targets: np.ndarray | None = None
+    """(N, number of actions) float32, or None: a soft target per decision (a probability
+    per legal action, 0 elsewhere; a search's, :mod:`spinner_env.train.expert_iteration`),
+    which :func:`fit` fits in place of ``actions`` (then the targets' most likely ones)."""
 
     def __len__(self) -> int:
         return len(self.actions)
+
+    def rows(self, chosen: np.ndarray) -> Demonstrations:
+        """The decisions ``chosen`` (row indices), in that order."""
+        return Demonstrations(*(_column(self, name, chosen) for name in _COLUMNS))
+
+    @staticmethod
+    def concatenate(parts: Sequence[Demonstrations]) -> Demonstrations:
+        """``parts`` one after another (all with soft targets, or none)."""
+        if len({part.targets is None for part in parts}) > 1:
+            raise ValueError("decisions with soft targets and without cannot be joined")
+        return Demonstrations(
+            *(
+                None
+                if getattr(parts[0], name) is None
+                else np.concatenate([getattr(part, name) for part in parts])
+                for name in _COLUMNS
+            )
+        )
+
+
+_COLUMNS = tuple(f.name for f in dataclasses.fields(Demonstrations))
+
+
+def _column(demos: Demonstrations, name: str, chosen: np.ndarray) -> np.ndarray | None:
+    column = getattr(demos, name)
+    return None if column is None else column[chosen]
 
 
 @dataclass(frozen=True)
@@ -212,8 +244,12 @@ def fit(
         for start in range(0, len(train_rows), batch_size):
             rows = train_rows[start : start + batch_size]
             obs, masks, actions, returns = _tensors(demos, rows)
-            values, log_prob, _ = policy.evaluate_actions(obs, actions, action_masks=masks)
-            cross_entropy = -log_prob.mean()
+            if demos.targets is None:
+                values, log_prob, _ = policy.evaluate_actions(obs, actions, action_masks=masks)
+                cross_entropy = -log_prob.mean()
+            else:
+                cross_entropy = soft_cross_entropy(policy, obs, masks, demos.targets[rows])
+                values = policy.predict_values(obs)
             value_error = torch.nn.functional.mse_loss(values.flatten(), returns)
             optimizer.zero_grad()
             (cross_entropy + vf_coef * value_error).backward()
@@ -224,6 +260,19 @@ def fit(
         value_errors.append(epoch_error / max(1, len(train_rows)))
     policy.set_training_mode(False)
     return FitReport(losses, value_errors, agreement(policy, demos, held), len(held))
+
+
+def soft_cross_entropy(
+    policy: MaskableActorCriticPolicy,
+    obs: torch.Tensor,
+    masks: torch.Tensor,
+    targets: np.ndarray,
+) -> torch.Tensor:
+    """The mean over rows of the cross-entropy of the policy's masked distribution against
+    ``targets`` (a probability per action, 0 on the illegal ones): least where the
+    policy's probabilities are the targets'."""
+    log_probabilities = policy.get_distribution(obs, action_masks=masks).distribution.logits
+    return -(torch.as_tensor(targets) * log_probabilities).sum(dim=1).mean()
 
 
 def agreement(policy: MaskableActorCriticPolicy, demos: Demonstrations, rows: np.ndarray) -> float:
