@@ -49,8 +49,9 @@ class GameSpec:
     engine_path: str
     """Its batched engine class (``spinner_env.batched.core.BatchedEngine``)."""
     opponents_path: str
-    """Its compiled opponents' module: ``advance_to_learner`` (the compiled loop of
-    ``LearnerBatch``), ``greedy_points(rules)`` (what its compiled greedy maximises),
+    """Its compiled opponents' module: ``compiled_action`` (a compiled seat's move, which
+    the shared loops of ``spinner_env.batched.core`` call), ``greedy_points(rules)``
+    (what its compiled greedy maximises),
     ``heuristic_policy(weights, name, rules)`` (the batched policy of its compiled
     heuristic) and ``NUM_WEIGHTS`` (the length of that heuristic's weights)."""
     rollouts_path: str

@@ -22,8 +22,8 @@ from pettingzoo.test import api_test, render_test, seed_test
 from spinner_env.train.vec_env import BatchedVecEnv
 
 from spinner_env.aec import DominoAECEnv, Encoding
-from spinner_env.batched.core import BatchedEngine
-from spinner_env.batched.rollout import BatchedRollouts, CompiledRules
+from spinner_env.batched.core import BatchedEngine, CompiledRules
+from spinner_env.batched.rollout import BatchedRollouts
 from spinner_env.games import GAMES, CompiledPlayer, GameSpec, game_of, game_spec
 from spinner_env.match import MatchState
 from spinner_env.render import counted
@@ -99,7 +99,7 @@ def test_a_registered_game_provides_every_piece(game: GameSpec):
     assert engine.num_actions == module.NUM_ACTIONS == game.encoding.num_actions
 
     opponents = game.opponents()
-    assert callable(opponents.advance_to_learner)
+    assert callable(opponents.compiled_action)
     points = opponents.greedy_points(rules)
     assert isinstance(points, np.ndarray) and points.shape == (module.NUM_ACTIONS,)
     assert isinstance(opponents.NUM_WEIGHTS, int) and opponents.NUM_WEIGHTS > 0

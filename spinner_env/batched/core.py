@@ -1,13 +1,22 @@
 """What the batched engines share, whatever the game: seeds, the shuffle, the step's
-outputs, legal-action sampling, the match outcome and the Python API around the
-compiled loops.
+outputs, legal-action sampling, the match outcome, the compiled loops and the Python API
+around them.
 
 :class:`BatchedEngine` is the API of :class:`~spinner_env.batched.spinner.BatchedSpinner` and
 :class:`~spinner_env.batched.mexican_train.BatchedMexicanTrain`: ``reset(seed)`` starts
 game b from seed ``seed + b``, ``step(actions, active)`` plays one decision in every
 (active) game and returns a :class:`BatchStep`, ``observe(seats)`` gives any seat's view.
-A game module supplies its record dtype, its compiled ``reset`` / ``step`` / ``observe``
-loops and its sizes.
+A game module supplies its record dtype, its sizes and its compiled rules.
+
+One compiled loop per job serves every game: reset, step and observe here,
+:func:`advance_to_learner` (the opponents' moves between the learner's decisions) and the
+rollouts' ``_play_out`` (:mod:`~spinner_env.batched.rollout`). They call the rules through
+the stubs :func:`start_episode`, :func:`legal_mask`, :func:`play`, :func:`finish_hand`,
+:func:`observe` and :func:`compiled_action`, which numba resolves, by the type of the
+game's ``Params``, to the functions of its :class:`CompiledRules`
+(``numba.extending.overload``). A loop taking the functions as arguments would do the
+same, but numba does not cache a function that takes functions, and compiling it costs
+seconds.
 """
 
 from __future__ import annotations
@@ -17,9 +26,11 @@ from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
+from numba.extending import overload
 
 from spinner_env.aec import EPISODES, REWARD_SCHEMES, Encoding, check_choice
 from spinner_env.batched.numba_cache import drop_stale_cache
+from spinner_env.games import GAMES
 
 # SplitMix64 constants of spinner_env.match.shuffled, as uint64 so numba wraps like it.
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -179,6 +190,228 @@ def sample_legal(mask: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
     return actions
 
 
+# ------------------------------------------------------------------ one loop for every game
+class CompiledRules(NamedTuple):
+    """A game's compiled rules: what the loops of this module (and the rollouts' of
+    :mod:`~spinner_env.batched.rollout`) call through the stubs below. A game's
+    ``BatchedRollouts`` subclass, which its ``spinner_env.games.GameSpec`` names, holds
+    them (it imports both the engine and the opponents that define them)."""
+
+    start_episode: Callable[..., None]
+    legal_mask: Callable[..., None]
+    play: Callable[..., bool]
+    finish_hand: Callable[..., None]
+    observe: Callable[..., None]
+    compiled_action: Callable[..., int]
+
+
+def _registered(params_type: Any) -> CompiledRules | None:
+    """The compiled rules of the registered game whose ``Params`` numba is typing (its
+    rollouts' ``params_class``), or None. Looked up while compiling, not on import: the
+    games' modules import this one."""
+    instance_class = getattr(params_type, "instance_class", None)
+    for game in GAMES.values():
+        rollouts = game.rollouts()
+        if rollouts.params_class is instance_class:
+            return rollouts.compiled
+    return None
+
+
+def start_episode(game: np.record, p: Any, next_seed: np.ndarray) -> None:
+    """Stub: the game's episode start (the match, or the hand episode's hand, from the
+    seed ``next_seed[0]``, which it advances)."""
+    raise NotImplementedError("compiled code only")
+
+
+def legal_mask(game: np.record, p: Any, mask: np.ndarray) -> None:
+    """Stub: the game's ``_legal_mask`` (the legal actions of the seat to act)."""
+    raise NotImplementedError("compiled code only")
+
+
+def play(game: np.record, p: Any, action: int) -> bool:
+    """Stub: the game's ``_play`` (play a legal action; whether the hand ended)."""
+    raise NotImplementedError("compiled code only")
+
+
+def finish_hand(game: np.record, p: Any, next_seed: np.ndarray, out: BatchStep, b: int) -> None:
+    """Stub: the game's hand end (score it into ``out``, deal on or end the episode)."""
+    raise NotImplementedError("compiled code only")
+
+
+def observe(game: np.record, p: Any, seat: int, in_play: bool, obs: np.ndarray) -> None:
+    """Stub: the game's ``_observe`` (``seat``'s view into ``obs``)."""
+    raise NotImplementedError("compiled code only")
+
+
+def compiled_action(
+    game: np.record,
+    p: Any,
+    mask: np.ndarray,
+    legal: int,
+    kind: int,
+    heuristic_weights: np.ndarray,
+    rng_state: np.ndarray,
+) -> int:
+    """Stub: the game's compiled opponents' ``compiled_action`` (the action a seat of an
+    ``OPPONENT_*`` kind chooses; -1 for ``OPPONENT_EXTERNAL``)."""
+    raise NotImplementedError("compiled code only")
+
+
+# numba requires an overload's parameters to be the implementation's to the letter,
+# annotations included: hence none here.
+@overload(start_episode)
+def _start_episode_of(game, p, next_seed) -> Callable[..., None] | None:
+    rules = _registered(p)
+    if rules is None:
+        return None
+    impl = rules.start_episode
+    return lambda game, p, next_seed: impl(game, p, next_seed)
+
+
+@overload(legal_mask)
+def _legal_mask_of(game, p, mask) -> Callable[..., None] | None:
+    rules = _registered(p)
+    if rules is None:
+        return None
+    impl = rules.legal_mask
+    return lambda game, p, mask: impl(game, p, mask)
+
+
+@overload(play)
+def _play_of(game, p, action) -> Callable[..., bool] | None:
+    rules = _registered(p)
+    if rules is None:
+        return None
+    impl = rules.play
+    return lambda game, p, action: impl(game, p, action)
+
+
+@overload(finish_hand)
+def _finish_hand_of(game, p, next_seed, out, b) -> Callable[..., None] | None:
+    rules = _registered(p)
+    if rules is None:
+        return None
+    impl = rules.finish_hand
+    return lambda game, p, next_seed, out, b: impl(game, p, next_seed, out, b)
+
+
+@overload(observe)
+def _observe_of(game, p, seat, in_play, obs) -> Callable[..., None] | None:
+    rules = _registered(p)
+    if rules is None:
+        return None
+    impl = rules.observe
+    return lambda game, p, seat, in_play, obs: impl(game, p, seat, in_play, obs)
+
+
+@overload(compiled_action)
+def _compiled_action_of(
+    game, p, mask, legal, kind, heuristic_weights, rng_state
+) -> Callable[..., int] | None:
+    rules = _registered(p)
+    if rules is None:
+        return None
+    impl = rules.compiled_action
+    return lambda game, p, mask, legal, kind, heuristic_weights, rng_state: impl(
+        game, p, mask, legal, kind, heuristic_weights, rng_state
+    )
+
+
+@njit(cache=True)
+def _reset(games: np.ndarray, p: Any, next_seed: np.ndarray, out: BatchStep) -> None:
+    for b in range(games.shape[0]):
+        game = games[b]
+        start_episode(game, p, next_seed)
+        observe(game, p, game.current, True, out.obs[b])
+        legal_mask(game, p, out.mask[b])
+    out.rewards[:] = 0.0
+    out.done[:] = False
+
+
+@njit(cache=True)
+def _step(
+    games: np.ndarray,
+    p: Any,
+    next_seed: np.ndarray,
+    actions: np.ndarray,
+    active: np.ndarray,
+    out: BatchStep,
+) -> None:
+    out.rewards[:] = 0.0
+    out.done[:] = False
+    for b in range(games.shape[0]):
+        if active[b]:
+            game = games[b]
+            if play(game, p, actions[b]):
+                finish_hand(game, p, next_seed, out, b)
+            observe(game, p, game.current, True, out.obs[b])
+            legal_mask(game, p, out.mask[b])
+
+
+@njit(cache=True)
+def _observe_all(games: np.ndarray, p: Any, seats: np.ndarray, obs: np.ndarray) -> None:
+    for b in range(games.shape[0]):
+        observe(games[b], p, seats[b], True, obs[b])
+
+
+@njit(cache=True)
+def advance_to_learner(
+    games: np.ndarray,
+    p: Any,
+    next_seed: np.ndarray,
+    out: BatchStep,
+    seat_kind: np.ndarray,
+    heuristic_weights: np.ndarray,
+    rng_state: np.ndarray,
+    skip_forced: bool,
+    learner_reward: np.ndarray,
+    ended: np.ndarray,
+    final_obs: np.ndarray,
+) -> None:
+    """Play every game on until its learner seat has a decision, with compiled opponents
+    (``compiled_action`` of the game's opponents module); the compiled loop of
+    ``spinner_env.batched.vector.LearnerBatch``.
+
+    ``seat_kind[b, seat]`` is the ``OPPONENT_*`` kind of each seat; ``heuristic_weights``
+    (k, the game's ``NUM_WEIGHTS``) holds the weight sets of the heuristic kinds; random
+    seats draw from the generator state ``rng_state`` (:func:`next_uniform`). A game stops
+    early where a seat of kind ``OPPONENT_EXTERNAL`` is to choose, or where an episode
+    ended (its next one needs opponents). Single-option turns are played for anyone (the
+    learner's only with ``skip_forced``). Until a game's ``ended`` is set the learner
+    seat's rewards add to ``learner_reward``; the first episode end sets it and keeps the
+    learner's view of that end in ``final_obs``.
+    """
+    out.done[:] = False
+    for b in range(games.shape[0]):
+        game = games[b]
+        mask = out.mask[b]
+        while True:
+            seat = game.current
+            kind = seat_kind[b, seat]
+            legal = _legal_count(mask)
+            if legal == 1 and (seat != game.learner or skip_forced):
+                action = _kth_legal(mask, 0)
+            elif seat == game.learner:
+                break
+            else:
+                action = compiled_action(game, p, mask, legal, kind, heuristic_weights, rng_state)
+                if action < 0:
+                    break
+            learner = game.learner
+            out.rewards[b, :] = 0.0
+            if play(game, p, action):
+                finish_hand(game, p, next_seed, out, b)
+            if not ended[b]:
+                learner_reward[b] += out.rewards[b, learner]
+            observe(game, p, game.current, True, out.obs[b])
+            legal_mask(game, p, mask)
+            if out.done[b]:
+                if not ended[b]:
+                    ended[b] = True
+                    final_obs[b, :] = out.final_obs[b]
+                break
+
+
 # ------------------------------------------------------------------ the Python API
 def action_ids(actions: Any) -> np.ndarray:
     """``actions`` as int64 action ids; ValueError for values no id can be (a number past
@@ -215,10 +448,9 @@ class BatchedEngine:
 
     A subclass sets :attr:`game_dtype`, :attr:`obs_size`, :attr:`encoding` (the game's
     AEC encoding, whose observations the batch gives), :attr:`num_actions`,
-    :attr:`max_players` and its compiled loops (``reset_loop(games, params, next_seed,
-    out)``, ``step_loop(games, params, next_seed, actions, active, out)``,
-    ``observe_loop(games, params, seats, obs)``), and builds ``params``: its rules as
-    plain numbers, passed to every compiled call.
+    :attr:`max_players`, and builds ``params``: its rules as plain numbers, passed to
+    every compiled call, by whose type the shared loops find the game's
+    :class:`CompiledRules`.
 
     Args:
         num_games: B.
@@ -237,9 +469,6 @@ class BatchedEngine:
     encoding: Encoding
     num_actions: int
     max_players: int
-    reset_loop: Callable[..., None]
-    step_loop: Callable[..., None]
-    observe_loop: Callable[..., None]
     params: Any
 
     def __init__(
@@ -269,7 +498,7 @@ class BatchedEngine:
         if not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**63:
             raise ValueError(f"seed must be an integer from 0 to 2**63 - 1, got {seed!r}")
         self._next_seed[0] = seed
-        self.reset_loop(self.games, self.params, self._next_seed, self.out)
+        _reset(self.games, self.params, self._next_seed, self.out)
         return self.out
 
     @property
@@ -299,7 +528,7 @@ class BatchedEngine:
                 f"action {int(actions[b])} is illegal in game {b}; legal ids: "
                 f"{np.flatnonzero(self.out.mask[b]).tolist()}"
             )
-        self.step_loop(self.games, self.params, self._next_seed, actions, active, self.out)
+        _step(self.games, self.params, self._next_seed, actions, active, self.out)
         return self.out
 
     def observe(self, seats: np.ndarray) -> np.ndarray:
@@ -309,7 +538,7 @@ class BatchedEngine:
         if seats.shape != (self.num_games,) or not ((seats >= 0) & (seats < n)).all():
             raise ValueError(f"seats must be {self.num_games} seats from 0 to {n - 1}")
         obs = np.zeros((self.num_games, self.obs_size), np.float32)
-        self.observe_loop(self.games, self.params, seats, obs)
+        _observe_all(self.games, self.params, seats, obs)
         return obs
 
 
@@ -320,7 +549,9 @@ __all__ = [
     "LEARNER_DRAW",
     "BatchStep",
     "BatchedEngine",
+    "CompiledRules",
     "action_ids",
+    "advance_to_learner",
     "engine_params",
     "next_uniform",
     "sample_legal",

@@ -418,43 +418,6 @@ def _finish_round(
         _open_round(game, p)
 
 
-@njit(cache=True)
-def _reset(games: np.ndarray, p: Params, next_seed: np.ndarray, out: BatchStep) -> None:
-    for b in range(games.shape[0]):
-        game = games[b]
-        _start_episode(game, p, next_seed)
-        _observe(game, p, game.current, True, out.obs[b])
-        _legal_mask(game, p, out.mask[b])
-    out.rewards[:] = 0.0
-    out.done[:] = False
-
-
-@njit(cache=True)
-def _step(
-    games: np.ndarray,
-    p: Params,
-    next_seed: np.ndarray,
-    actions: np.ndarray,
-    active: np.ndarray,
-    out: BatchStep,
-) -> None:
-    out.rewards[:] = 0.0
-    out.done[:] = False
-    for b in range(games.shape[0]):
-        if active[b]:
-            game = games[b]
-            if _play(game, p, actions[b]):
-                _finish_round(game, p, next_seed, out, b)
-            _observe(game, p, game.current, True, out.obs[b])
-            _legal_mask(game, p, out.mask[b])
-
-
-@njit(cache=True)
-def _observe_all(games: np.ndarray, p: Params, seats: np.ndarray, obs: np.ndarray) -> None:
-    for b in range(games.shape[0]):
-        _observe(games[b], p, seats[b], True, obs[b])
-
-
 # ------------------------------------------------------------------ the Python API
 class BatchedMexicanTrain(BatchedEngine):
     """B Mexican Train games stepped together; see the module docstring.
@@ -473,9 +436,6 @@ class BatchedMexicanTrain(BatchedEngine):
     encoding = ENCODING
     num_actions = NUM_ACTIONS
     max_players = MAX_PLAYERS
-    reset_loop = staticmethod(_reset)
-    step_loop = staticmethod(_step)
-    observe_loop = staticmethod(_observe_all)
 
     def __init__(
         self,
@@ -497,7 +457,7 @@ class BatchedMexicanTrain(BatchedEngine):
         self.params = engine_params(Params, self.rules, reward, episode, learner_seat)
 
 
-drop_stale_cache(_step)  # before anything compiled is loaded (see numba_cache)
+drop_stale_cache(_finish_round)  # before anything compiled is loaded (see numba_cache)
 
 __all__ = [
     "GAME",

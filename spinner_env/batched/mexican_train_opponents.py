@@ -1,11 +1,11 @@
 """Compiled opponents for the batched Mexican Train engine: a learner's table in one call.
 
-:func:`advance_to_learner` is :func:`spinner_env.batched.spinner_opponents.advance_to_learner`
-for :class:`~spinner_env.batched.mexican_train.BatchedMexicanTrain`: it plays every game
-on until its learner seat has a decision, choosing the other seats' moves in compiled
-code by each seat's kind (the same ``OPPONENT_*`` kinds): uniformly at random, greedy
-(``spinner_env.agents.GreedyAgent``), or the Mexican Train heuristic; Python steps in only for seats
-of kind ``OPPONENT_EXTERNAL``.
+:func:`compiled_action` is :func:`spinner_env.batched.spinner_opponents.compiled_action`
+for :class:`~spinner_env.batched.mexican_train.BatchedMexicanTrain`: it chooses a seat's
+move in compiled code by the seat's kind (the same ``OPPONENT_*`` kinds): uniformly at
+random, greedy (``spinner_env.agents.GreedyAgent``), or the Mexican Train heuristic;
+Python chooses for seats of kind ``OPPONENT_EXTERNAL``. The shared loop
+:func:`spinner_env.batched.core.advance_to_learner` plays the games on with it.
 
 :func:`heuristic_action` makes, for the seat to act, the decision
 ``spinner_env.agents.mexican_train_heuristic.MexicanTrainHeuristicAgent`` makes on the same
@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from spinner_env.batched.core import BatchStep, _kth_legal, _legal_count, next_uniform
+from spinner_env.batched.core import _kth_legal, _legal_count, next_uniform
 from spinner_env.batched.mexican_train import (
     _DOUBLE_BLANK,
     _DOUBLE_BLANK_50,
@@ -39,10 +39,6 @@ from spinner_env.batched.mexican_train import (
     TILE_PIPS,
     TILE_VALUES,
     Params,
-    _finish_round,
-    _legal_mask,
-    _observe,
-    _play,
     _slot,
 )
 from spinner_env.batched.numba_cache import drop_stale_cache
@@ -268,55 +264,6 @@ def compiled_action(
     return -1
 
 
-@njit(cache=True)
-def advance_to_learner(
-    games: np.ndarray,
-    p: Params,
-    next_seed: np.ndarray,
-    out: BatchStep,
-    seat_kind: np.ndarray,
-    heuristic_weights: np.ndarray,
-    rng_state: np.ndarray,
-    skip_forced: bool,
-    learner_reward: np.ndarray,
-    ended: np.ndarray,
-    final_obs: np.ndarray,
-) -> None:
-    """Play every game on until its learner seat has a decision, with compiled opponents;
-    the arguments and what they mean are those of
-    :func:`spinner_env.batched.spinner_opponents.advance_to_learner` (``heuristic_weights`` rows
-    are ``MexicanTrainWeights.as_array()``)."""
-    out.done[:] = False
-    for b in range(games.shape[0]):
-        game = games[b]
-        mask = out.mask[b]
-        while True:
-            seat = game.current
-            kind = seat_kind[b, seat]
-            legal = _legal_count(mask)
-            if legal == 1 and (seat != game.learner or skip_forced):
-                action = _kth_legal(mask, 0)
-            elif seat == game.learner:
-                break
-            else:
-                action = compiled_action(game, p, mask, legal, kind, heuristic_weights, rng_state)
-                if action < 0:
-                    break
-            learner = game.learner
-            out.rewards[b, :] = 0.0
-            if _play(game, p, action):
-                _finish_round(game, p, next_seed, out, b)
-            if not ended[b]:
-                learner_reward[b] += out.rewards[b, learner]
-            _observe(game, p, game.current, True, out.obs[b])
-            _legal_mask(game, p, mask)
-            if out.done[b]:
-                if not ended[b]:
-                    ended[b] = True
-                    final_obs[b, :] = out.final_obs[b]
-                break
-
-
 class MexicanTrainHeuristicPolicy:
     """``spinner_env.agents.mexican_train_heuristic.MexicanTrainHeuristicAgent``'s play,
     compiled, with its weights as ``MexicanTrainWeights.as_array()`` gives them;
@@ -351,14 +298,13 @@ def heuristic_policy(
     return MexicanTrainHeuristicPolicy(weights, rules.double_blank_50, name)
 
 
-drop_stale_cache(advance_to_learner)  # before anything compiled is loaded (see numba_cache)
+drop_stale_cache(compiled_action)  # before anything compiled is loaded (see numba_cache)
 
 __all__ = [
     "NUM_WEIGHTS",
     "WEIGHT_NAMES",
     "MexicanTrainHeuristicPolicy",
     "action_points",
-    "advance_to_learner",
     "compiled_action",
     "greedy_points",
     "heuristic_action",

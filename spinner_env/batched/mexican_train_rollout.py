@@ -21,16 +21,19 @@ from __future__ import annotations
 
 import numpy as np
 
+from spinner_env.batched.core import CompiledRules
 from spinner_env.batched.mexican_train import (
     MEXICAN_TRAIN,
     BatchedMexicanTrain,
     Params,
     _finish_round,
     _legal_mask,
+    _observe,
     _play,
+    _start_episode,
 )
 from spinner_env.batched.mexican_train_opponents import compiled_action
-from spinner_env.batched.rollout import BatchedRollouts, CompiledRules, load_hands, match_fields
+from spinner_env.batched.rollout import BatchedRollouts, load_hands, match_fields
 from spinner_env.mexican_train import (
     ALL_TILES,
     MEXICAN,
@@ -113,7 +116,9 @@ class MexicanTrainRollouts(BatchedRollouts):
     engine = BatchedMexicanTrain
     rules_class = MexicanTrainRules
     params_class = Params
-    compiled = CompiledRules(_legal_mask, _play, _finish_round, compiled_action)
+    compiled = CompiledRules(
+        _start_episode, _legal_mask, _play, _finish_round, _observe, compiled_action
+    )
     load_state = staticmethod(load_state)
     state_of = staticmethod(state_of)
 

@@ -12,12 +12,10 @@ the hand's points (S7, M6.2) or ``zero_sum_outcome`` of the match totals (S7.2, 
 computed by the engine's own hand end.
 
 One compiled loop (:func:`_play_out`) serves every game: it calls the rules through the
-stubs :func:`legal_mask`, :func:`play`, :func:`finish_hand` and :func:`compiled_action`,
-which numba resolves, by the type of the game's ``Params``, to the functions its
-subclass of :class:`BatchedRollouts` names (``numba.extending.overload``; the subclass is
-the one its ``spinner_env.games.GameSpec`` names). A loop taking
-the functions as arguments would do the same, but numba does not cache a function that
-takes functions, and compiling it costs seconds.
+stubs of :mod:`~spinner_env.batched.core` (``legal_mask``, ``play``, ``finish_hand``,
+``compiled_action``), which numba resolves, by the type of the game's ``Params``, to the
+:class:`~spinner_env.batched.core.CompiledRules` its subclass of :class:`BatchedRollouts`
+names (the subclass is the one its ``spinner_env.games.GameSpec`` names).
 
 The games' rollouts: :class:`spinner_env.batched.spinner_rollout.SpinnerRollouts` and
 :class:`spinner_env.batched.mexican_train_rollout.MexicanTrainRollouts`. Each game's
@@ -28,116 +26,30 @@ The games' rollouts: :class:`spinner_env.batched.spinner_rollout.SpinnerRollouts
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
-from typing import Any, ClassVar, NamedTuple
+from collections.abc import Sequence
+from typing import Any, ClassVar
 
 import numpy as np
 from numba import njit
-from numba.extending import overload
 
 from spinner_env.aec import hand_score_difference, zero_sum_outcome
 from spinner_env.batched.core import (
     BatchedEngine,
     BatchStep,
+    CompiledRules,
     _kth_legal,
     _legal_count,
+    compiled_action,
     engine_params,
+    finish_hand,
+    legal_mask,
+    play,
 )
 from spinner_env.batched.numba_cache import drop_stale_cache
 from spinner_env.batched.spinner_opponents import KIND_OF
-from spinner_env.games import GAMES, CompiledPlayer
+from spinner_env.games import CompiledPlayer
 from spinner_env.match import MatchState
 from spinner_env.tiles import Tile
-
-
-class CompiledRules(NamedTuple):
-    """A game's compiled functions that :func:`_play_out` calls (see the stubs)."""
-
-    legal_mask: Callable[..., None]
-    play: Callable[..., bool]
-    finish_hand: Callable[..., None]
-    compiled_action: Callable[..., int]
-
-
-def _registered(params_type: Any) -> CompiledRules | None:
-    """The compiled functions of the registered game whose ``Params`` numba is typing (its
-    rollouts' ``params_class``), or None: the game's record names its rollouts class."""
-    instance_class = getattr(params_type, "instance_class", None)
-    for game in GAMES.values():
-        rollouts = game.rollouts()
-        if rollouts.params_class is instance_class:
-            return rollouts.compiled
-    return None
-
-
-def legal_mask(game: np.record, p: Any, mask: np.ndarray) -> None:
-    """Stub: the game's ``_legal_mask`` (the legal actions of the seat to act)."""
-    raise NotImplementedError("compiled code only")
-
-
-def play(game: np.record, p: Any, action: int) -> bool:
-    """Stub: the game's ``_play`` (play a legal action; whether the hand ended)."""
-    raise NotImplementedError("compiled code only")
-
-
-def finish_hand(game: np.record, p: Any, next_seed: np.ndarray, out: BatchStep, b: int) -> None:
-    """Stub: the game's hand end (score it into ``out``, deal on or end the episode)."""
-    raise NotImplementedError("compiled code only")
-
-
-def compiled_action(
-    game: np.record,
-    p: Any,
-    mask: np.ndarray,
-    legal: int,
-    kind: int,
-    heuristic_weights: np.ndarray,
-    rng_state: np.ndarray,
-) -> int:
-    """Stub: the game's compiled opponents' ``compiled_action``."""
-    raise NotImplementedError("compiled code only")
-
-
-# numba requires an overload's parameters to be the implementation's to the letter,
-# annotations included: hence none here.
-@overload(legal_mask)
-def _legal_mask_of(game, p, mask) -> Callable[..., None] | None:
-    rules = _registered(p)
-    if rules is None:
-        return None
-    impl = rules.legal_mask
-    return lambda game, p, mask: impl(game, p, mask)
-
-
-@overload(play)
-def _play_of(game, p, action) -> Callable[..., bool] | None:
-    rules = _registered(p)
-    if rules is None:
-        return None
-    impl = rules.play
-    return lambda game, p, action: impl(game, p, action)
-
-
-@overload(finish_hand)
-def _finish_hand_of(game, p, next_seed, out, b) -> Callable[..., None] | None:
-    rules = _registered(p)
-    if rules is None:
-        return None
-    impl = rules.finish_hand
-    return lambda game, p, next_seed, out, b: impl(game, p, next_seed, out, b)
-
-
-@overload(compiled_action)
-def _compiled_action_of(
-    game, p, mask, legal, kind, heuristic_weights, rng_state
-) -> Callable[..., int] | None:
-    rules = _registered(p)
-    if rules is None:
-        return None
-    impl = rules.compiled_action
-    return lambda game, p, mask, legal, kind, heuristic_weights, rng_state: impl(
-        game, p, mask, legal, kind, heuristic_weights, rng_state
-    )
 
 
 @njit(cache=True)

@@ -1,12 +1,13 @@
-"""Compiled opponents for the batched Spinner engine: a learner's table in one call.
+"""Compiled opponents for the batched Spinner engine.
 
-:func:`advance_to_learner` plays every game of a
-:class:`~spinner_env.batched.spinner.BatchedSpinner` on until its learner seat has a decision,
-choosing the other seats' moves in compiled code by each seat's kind: uniformly at random,
-greedy (``spinner_env.agents.GreedyAgent``), or the heuristic or the expert
-(``spinner_env.agents.HeuristicAgent``, ``ExpertAgent``, by
-:mod:`spinner_env.batched.spinner_heuristic`); Python steps in only for seats of kind
-``OPPONENT_EXTERNAL``. ``spinner_env.batched.vector`` builds its adapters on it.
+:func:`compiled_action` chooses a seat's move in compiled code by the seat's kind:
+uniformly at random, greedy (``spinner_env.agents.GreedyAgent``), or the heuristic or the
+expert (``spinner_env.agents.HeuristicAgent``, ``ExpertAgent``, by
+:mod:`spinner_env.batched.spinner_heuristic`); for seats of kind ``OPPONENT_EXTERNAL``
+Python chooses. The shared loop :func:`spinner_env.batched.core.advance_to_learner` plays
+every game of a :class:`~spinner_env.batched.spinner.BatchedSpinner` on with it until its
+learner seat has a decision: a learner's table in one call, on which
+``spinner_env.batched.vector`` builds its adapters.
 """
 
 from __future__ import annotations
@@ -14,16 +15,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from spinner_env.batched.core import BatchStep, _kth_legal, _legal_count, next_uniform
+from spinner_env.batched.core import _kth_legal, next_uniform
 from spinner_env.batched.numba_cache import drop_stale_cache
 from spinner_env.batched.spinner import (
     ACTION_TILE,
     TILE_POINTS,
     Params,
-    _finish_hand,
-    _legal_mask,
-    _observe,
-    _play,
 )
 from spinner_env.batched.spinner_heuristic import (
     NUM_WEIGHTS,
@@ -38,7 +35,7 @@ OPPONENT_RANDOM = 0
 OPPONENT_GREEDY = 1
 OPPONENT_EXTERNAL = 2
 OPPONENT_HEURISTIC = 3
-"""How a seat's moves are chosen in :func:`advance_to_learner`: uniformly at random, the
+"""How a seat's moves are chosen by :func:`compiled_action`: uniformly at random, the
 heaviest tile (``spinner_env.agents.GreedyAgent``), by Python code (the call stops there), or the
 heuristic: kind ``OPPONENT_HEURISTIC + k`` plays it with the weights of row k (the expert
 where the row holds ``ExpertWeights``, :mod:`spinner_env.batched.spinner_heuristic`)."""
@@ -110,63 +107,7 @@ def compiled_action(
     return -1
 
 
-@njit(cache=True)
-def advance_to_learner(
-    games: np.ndarray,
-    p: Params,
-    next_seed: np.ndarray,
-    out: BatchStep,
-    seat_kind: np.ndarray,
-    heuristic_weights: np.ndarray,
-    rng_state: np.ndarray,
-    skip_forced: bool,
-    learner_reward: np.ndarray,
-    ended: np.ndarray,
-    final_obs: np.ndarray,
-) -> None:
-    """Play every game on until its learner seat has a decision, with compiled opponents.
-
-    ``seat_kind[b, seat]`` is the ``OPPONENT_*`` kind of each seat; ``heuristic_weights``
-    (k, ``NUM_WEIGHTS``) holds the weight sets of the heuristic kinds; random seats draw
-    from the generator state ``rng_state`` (:func:`next_uniform`). A game stops early
-    where a seat of kind ``OPPONENT_EXTERNAL`` is to choose, or where an episode ended
-    (its next one needs opponents). Single-option turns are played for anyone (the
-    learner's only with ``skip_forced``). Until a game's ``ended`` is set the learner
-    seat's rewards add to ``learner_reward``; the first episode end sets it and keeps the
-    learner's view of that end in ``final_obs``.
-    """
-    out.done[:] = False
-    for b in range(games.shape[0]):
-        game = games[b]
-        mask = out.mask[b]
-        while True:
-            seat = game.current
-            kind = seat_kind[b, seat]
-            legal = _legal_count(mask)
-            if legal == 1 and (seat != game.learner or skip_forced):
-                action = _kth_legal(mask, 0)
-            elif seat == game.learner:
-                break
-            else:
-                action = compiled_action(game, p, mask, legal, kind, heuristic_weights, rng_state)
-                if action < 0:
-                    break
-            learner = game.learner
-            out.rewards[b, :] = 0.0
-            if _play(game, p, action):
-                _finish_hand(game, p, next_seed, out, b)
-            if not ended[b]:
-                learner_reward[b] += out.rewards[b, learner]
-            _observe(game, p, game.current, True, out.obs[b])
-            _legal_mask(game, p, mask)
-            if out.done[b]:
-                if not ended[b]:
-                    ended[b] = True
-                    final_obs[b, :] = out.final_obs[b]
-                break
-
-
-drop_stale_cache(advance_to_learner)  # before anything compiled is loaded (see numba_cache)
+drop_stale_cache(compiled_action)  # before anything compiled is loaded (see numba_cache)
 
 __all__ = [
     "ACTION_POINTS",
@@ -177,7 +118,6 @@ __all__ = [
     "OPPONENT_HEURISTIC",
     "OPPONENT_RANDOM",
     "HeuristicPolicy",
-    "advance_to_learner",
     "compiled_action",
     "greedy_points",
     "heuristic_policy",

@@ -19,14 +19,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from spinner_env.batched.rollout import BatchedRollouts, CompiledRules, load_hands, match_fields
+from spinner_env.batched.core import CompiledRules
+from spinner_env.batched.rollout import BatchedRollouts, load_hands, match_fields
 from spinner_env.batched.spinner import (
     NO_END,
     BatchedSpinner,
     Params,
     _finish_hand,
     _legal_mask,
+    _observe,
     _play,
+    _start_episode,
 )
 from spinner_env.batched.spinner_opponents import compiled_action
 from spinner_env.spinner import ALL_TILES, Placed, SpinnerRules, SpinnerState, UnfilledDouble
@@ -103,7 +106,9 @@ class SpinnerRollouts(BatchedRollouts):
     engine = BatchedSpinner
     rules_class = SpinnerRules
     params_class = Params
-    compiled = CompiledRules(_legal_mask, _play, _finish_hand, compiled_action)
+    compiled = CompiledRules(
+        _start_episode, _legal_mask, _play, _finish_hand, _observe, compiled_action
+    )
     load_state = staticmethod(load_state)
     state_of = staticmethod(state_of)
 

@@ -27,7 +27,7 @@ forward pass over the batch), :class:`MaskablePPOPolicy` (any other MaskablePPO 
 the agents of ``agents/``, converted by :func:`as_batched`. A player that declares a
 compiled twin for the rules (``compiled_twin(rules)``, a ``spinner_env.games.CompiledPlayer``:
 random, greedy, and the heuristics and the Spinner expert with any weights) is played
-inside the compiled loop (``advance_to_learner`` of the game's opponents module). Any
+inside the compiled loop (``spinner_env.batched.core.advance_to_learner``). Any
 other agent (the search players, the Mexican Train expert) plays as itself:
 :class:`AgentPolicy` reads each game's reference state back from its record and asks the
 agent, one game at a time, at the agent's own speed. Each game's engine, opponents and
@@ -46,7 +46,7 @@ from gymnasium.vector import AutoresetMode
 
 from spinner_env.agents import BASELINES
 from spinner_env.agents.base import Agent, GameView
-from spinner_env.batched.core import action_ids, sample_legal
+from spinner_env.batched.core import action_ids, advance_to_learner, sample_legal
 from spinner_env.batched.spinner_opponents import (
     ACTION_POINTS,
     KIND_OF,
@@ -353,9 +353,8 @@ class LearnerBatch:
         """
         engine = self.engine
         games = np.arange(self.num_envs)
-        opponents = _game(self.rules).opponents()
         while True:
-            opponents.advance_to_learner(
+            advance_to_learner(
                 engine.games,
                 engine.params,
                 engine._next_seed,
