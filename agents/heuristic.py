@@ -26,6 +26,7 @@ from spinner_env.agents.mexican_train_heuristic import (
     MexicanTrainWeights,
 )
 
+from spinner_env.batched.spinner_weights import EXPERT_WEIGHT_NAMES, WEIGHT_NAMES
 from spinner_env.games import CompiledPlayer
 from spinner_env.mexican_train import MexicanTrainRules, MexicanTrainState
 from spinner_env.spinner import DOUBLE_SPINNER, Place, S, SpinnerState, SpinnerTile, tile_points
@@ -53,13 +54,10 @@ class HeuristicWeights:
 
     def as_array(self) -> np.ndarray:
         """The weights as the batched engine's compiled heuristic reads them (float64, in
-        the order of ``spinner_env.batched.spinner_heuristic.WEIGHT_NAMES``). The compiled
+        the order of ``spinner_env.batched.spinner_weights.WEIGHT_NAMES``). The compiled
         code also plays the expert, whose weights extend these
         (``spinner_env.agents.expert.ExpertWeights``): a weight not here is the expert's
         own, and 0 turns its consideration off."""
-        # Imported here: the compiled engine needs numba (the train extra), the agent does not.
-        from spinner_env.batched.spinner_heuristic import WEIGHT_NAMES
-
         return np.array([getattr(self, name, 0.0) for name in WEIGHT_NAMES], np.float64)
 
 
@@ -105,8 +103,6 @@ class HeuristicAgent(ScoringAgent):
         """Its Spinner weights as the batched engine's compiled player reads them
         (``HeuristicWeights.as_array()``), the expert's own considerations off: the
         heuristic reads none of them, whatever the type of its weights."""
-        from spinner_env.batched.spinner_heuristic import EXPERT_WEIGHT_NAMES
-
         weights = self.weights.as_array()
         weights[-len(EXPERT_WEIGHT_NAMES) :] = 0.0
         return weights

@@ -97,6 +97,10 @@ def test_a_registered_game_provides_every_piece(game: GameSpec):
     engine = game.engine()
     assert issubclass(engine, BatchedEngine) and engine.encoding is game.encoding
     assert engine.num_actions == module.NUM_ACTIONS == game.encoding.num_actions
+    assert engine.rules_class is game.rules_class and engine(2, rules).params.num_players == 3
+    other = next(g for g in GAMES.values() if g is not game).rules_class()
+    with pytest.raises(ValueError, match=f"rules must be {game.rules_class.__name__}"):
+        engine(2, other)
 
     opponents = game.opponents()
     assert callable(opponents.compiled_action)

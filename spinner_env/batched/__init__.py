@@ -2,13 +2,14 @@
 
 - :mod:`~spinner_env.batched.core`: what both games share
   (:class:`~spinner_env.batched.core.BatchedEngine`, its seeds and episodes, ``sample_legal``,
-  the random stream).
+  the random stream, and one compiled loop per job for every game).
 - :mod:`~spinner_env.batched.spinner` and :mod:`~spinner_env.batched.mexican_train`: the rules
   of each game as compiled loops, with ``spinner_v0`` / ``mexican_train_v0`` observations,
   masks and rewards (the readable rules stay :mod:`spinner_env.spinner` and
   :mod:`spinner_env.mexican_train`; the tests require both to agree decision by decision).
-- ``*_heuristic`` / ``*_opponents``: the baselines compiled, and the loops that play every
-  seat but the learner's inside compiled code.
+- ``*_heuristic`` / ``*_opponents``: the baselines compiled, each seat's move inside
+  compiled code; ``*_weights``: the names of their weights, without numba (the agents read
+  them).
 - :mod:`~spinner_env.batched.vector`: the Gymnasium vector envs over them, a learner seat in
   every game (Stable-Baselines3's ``VecEnv`` over the same batch is
   :mod:`spinner_env.train.vec_env`, kept with the training code that loads SB3).

@@ -318,6 +318,40 @@ def _compiled_action_of(
 
 
 @njit(cache=True)
+def end_hand(
+    game: np.record,
+    p: Any,
+    points: np.ndarray,
+    num_hands: int,
+    next_seed: np.ndarray,
+    out: BatchStep,
+    b: int,
+) -> bool:
+    """What every game does with a finished hand, ``points`` being each seat's count: add
+    them to the totals and give the rewards ``DominoAECEnv._finish_hand`` gives; where the
+    episode ends (a hand episode, or the last of ``num_hands``) mark game ``b`` of ``out``
+    done with the learner's view of the end, start the next episode and return True; else
+    return False, and the game deals its next hand."""
+    n = p.num_players
+    for seat in range(n):
+        game.totals[seat] += points[seat]
+    rewards = out.rewards[b]
+    if p.hand_score_reward:
+        _add_hand_score(points, rewards)
+    if not (p.hand_episode or game.hand_number + 1 >= num_hands):
+        return False
+    if not p.hand_score_reward and p.hand_episode:
+        _add_outcome(points, rewards)
+    elif not p.hand_score_reward:
+        _add_outcome(game.totals[:n].astype(np.int64), rewards)
+    out.done[b] = True
+    out.final_totals[b, :] = game.totals
+    observe(game, p, game.learner, False, out.final_obs[b])
+    start_episode(game, p, next_seed)
+    return True
+
+
+@njit(cache=True)
 def _reset(games: np.ndarray, p: Any, next_seed: np.ndarray, out: BatchStep) -> None:
     for b in range(games.shape[0]):
         game = games[b]
@@ -448,13 +482,13 @@ class BatchedEngine:
 
     A subclass sets :attr:`game_dtype`, :attr:`obs_size`, :attr:`encoding` (the game's
     AEC encoding, whose observations the batch gives), :attr:`num_actions`,
-    :attr:`max_players`, and builds ``params``: its rules as plain numbers, passed to
-    every compiled call, by whose type the shared loops find the game's
-    :class:`CompiledRules`.
+    :attr:`max_players`, :attr:`rules_class` and :attr:`params_class` (its ``Params``
+    NamedTuple: the rules as plain numbers, passed to every compiled call, by whose type
+    the shared loops find the game's :class:`CompiledRules`).
 
     Args:
         num_games: B.
-        num_players: the players of every game.
+        rules: the game's rules and variants, one set for every game (None: the defaults).
         reward, episode: as the game's ``raw_env`` (``"match"`` | ``"hand_score"``;
             ``"match"`` | ``"hand"``). A hand episode plays hand
             ``shuffled(range(num_hands), seed, FIRST_HAND_DRAW)[0]``.
@@ -469,17 +503,24 @@ class BatchedEngine:
     encoding: Encoding
     num_actions: int
     max_players: int
-    params: Any
+    rules_class: type
+    params_class: type
 
     def __init__(
         self,
         num_games: int,
-        num_players: int,
+        rules: Any = None,
         *,
-        reward: str,
-        episode: str,
-        learner_seat: int | None,
+        reward: str = "match",
+        episode: str = "match",
+        learner_seat: int | None = 0,
     ) -> None:
+        rules = self.rules_class() if rules is None else rules
+        if not isinstance(rules, self.rules_class):
+            raise ValueError(
+                f"rules must be {self.rules_class.__name__}, got {type(rules).__name__}"
+            )
+        num_players = rules.num_players
         check_choice("reward", reward, REWARD_SCHEMES)
         check_choice("episode", episode, EPISODES)
         if not isinstance(num_games, int) or num_games < 1:
@@ -487,7 +528,9 @@ class BatchedEngine:
         if learner_seat is not None and not 0 <= learner_seat < num_players:
             raise ValueError(f"learner_seat must be a seat from 0 to {num_players - 1} or None")
         self.num_games = num_games
+        self.rules = rules
         self.num_players = num_players
+        self.params = engine_params(self.params_class, rules, reward, episode, learner_seat)
         self.games = np.zeros(num_games, self.game_dtype)
         self.out = BatchStep.zeros(num_games, self.obs_size, self.num_actions, self.max_players)
         self._next_seed = np.zeros(1, np.uint64)
@@ -552,6 +595,7 @@ __all__ = [
     "CompiledRules",
     "action_ids",
     "advance_to_learner",
+    "end_hand",
     "engine_params",
     "next_uniform",
     "sample_legal",

@@ -41,6 +41,7 @@ from spinner_env.batched.mexican_train import (
     Params,
     _slot,
 )
+from spinner_env.batched.mexican_train_weights import NUM_WEIGHTS, WEIGHT_NAMES
 from spinner_env.batched.numba_cache import drop_stale_cache
 from spinner_env.batched.spinner_opponents import (
     OPPONENT_GREEDY,
@@ -57,20 +58,6 @@ from spinner_env.mexican_train_v0 import (
     NUM_TILES,
     OBSERVATION_SIZE,
 )
-
-WEIGHT_NAMES: tuple[str, ...] = (
-    "points",
-    "late_points",
-    "late_hand_size",
-    "own_train",
-    "lift_marker",
-    "double_followed",
-    "double_trap",
-    "own_end_fits",
-    "end_void_next",
-)
-"""The ``MexicanTrainWeights`` fields in the order the compiled code reads them."""
-NUM_WEIGHTS = len(WEIGHT_NAMES)
 
 _POINTS = WEIGHT_NAMES.index("points")
 _LATE_POINTS = WEIGHT_NAMES.index("late_points")

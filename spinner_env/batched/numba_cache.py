@@ -1,14 +1,14 @@
 """Keep numba's on-disk cache of the batched engine in step with its sources.
 
 numba keys a cached function by the source file that defines it, and nothing else. The
-compiled modules of this subpackage (``core``, whose shared loops and ``rollout``'s
-compile the functions the games' rollout modules name; Spinner's ``spinner``,
+compiled modules of this subpackage (``core``, whose shared loops, like ``rollout``'s,
+compile the functions each game's rollout module names; Spinner's ``spinner``,
 ``spinner_heuristic`` and ``spinner_opponents``; Mexican Train's ``mexican_train``,
 ``mexican_train_opponents`` and ``mexican_train_plan``) inline each other's functions and
-freeze tables built in ``tiles``, the rules engines and the envs, so an edit to one of
-those files would leave the others running stale compiled code from ``__pycache__``. Each compiled
-module therefore calls :func:`drop_stale_cache` when it is imported, before anything is
-compiled or loaded.
+freeze tables built in ``tiles``, the ``*_weights`` names, the rules engines and the envs,
+so an edit to one of those files would leave the others running stale compiled code from
+``__pycache__``. Each compiled module therefore calls :func:`drop_stale_cache` when it is
+imported, before anything is compiled or loaded.
 """
 
 from __future__ import annotations
@@ -25,9 +25,11 @@ COMPILED_FROM = (
     "batched/core.py",
     "batched/spinner.py",
     "batched/spinner_heuristic.py",
+    "batched/spinner_weights.py",
     "batched/spinner_opponents.py",
     "batched/mexican_train.py",
     "batched/mexican_train_opponents.py",
+    "batched/mexican_train_weights.py",
     "batched/mexican_train_plan.py",
     "batched/rollout.py",
     "batched/spinner_rollout.py",

@@ -38,11 +38,9 @@ from spinner_env.batched.core import (
     LEARNER_DRAW,
     BatchedEngine,
     BatchStep,
-    _add_hand_score,
-    _add_outcome,
     _drawn_from_seed,
     _shuffle_range,
-    engine_params,
+    end_hand,
     sample_legal,
 )
 from spinner_env.batched.numba_cache import drop_stale_cache
@@ -422,21 +420,7 @@ def _finish_hand(game: np.record, p: Params, next_seed: np.ndarray, out: BatchSt
         for seat in range(n):
             if points[seat] < points[winner]:
                 winner = seat
-    for seat in range(n):
-        game.totals[seat] += points[seat]
-    rewards = out.rewards[b]
-    if p.hand_score_reward:
-        _add_hand_score(points, rewards)
-    if p.hand_episode or game.hand_number + 1 >= p.num_hands:
-        if not p.hand_score_reward and p.hand_episode:
-            _add_outcome(points, rewards)
-        elif not p.hand_score_reward:
-            _add_outcome(game.totals[:n].astype(np.int64), rewards)
-        out.done[b] = True
-        out.final_totals[b, :] = game.totals
-        _observe(game, p, game.learner, False, out.final_obs[b])
-        _start_episode(game, p, next_seed)
-    else:
+    if not end_hand(game, p, points, p.num_hands, next_seed, out, b):
         game.dealer = winner  # S2.3
         game.hand_number += 1
         _open_hand(game, p)
@@ -459,25 +443,8 @@ class BatchedSpinner(BatchedEngine):
     encoding = ENCODING
     num_actions = NUM_ACTIONS
     max_players = MAX_PLAYERS
-
-    def __init__(
-        self,
-        num_games: int,
-        rules: SpinnerRules | None = None,
-        *,
-        reward: str = "match",
-        episode: str = "match",
-        learner_seat: int | None = 0,
-    ) -> None:
-        self.rules = rules or SpinnerRules()
-        super().__init__(
-            num_games,
-            self.rules.num_players,
-            reward=reward,
-            episode=episode,
-            learner_seat=learner_seat,
-        )
-        self.params = engine_params(Params, self.rules, reward, episode, learner_seat)
+    rules_class = SpinnerRules
+    params_class = Params
 
 
 drop_stale_cache(_finish_hand)  # before anything compiled is loaded (see numba_cache)

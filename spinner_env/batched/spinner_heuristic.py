@@ -10,10 +10,10 @@ decision by decision. What the considerations are and why is the agents' docstri
 
 One scoring serves both players, because the expert is the heuristic with three more
 considerations (``ExpertWeights`` extends ``HeuristicWeights``): the weights come as a
-float64 array in the order of :data:`WEIGHT_NAMES`, which ``HeuristicWeights.as_array()``
-writes, with the expert's own three at 0 for a heuristic. The expert's terms are computed
-only when one of them is not 0, so the heuristic pays nothing for them. The engine stays
-rules-only (no ``agents`` import).
+float64 array in the order of ``WEIGHT_NAMES`` (:mod:`~spinner_env.batched.spinner_weights`),
+which ``HeuristicWeights.as_array()`` writes, with the expert's own three at 0 for a
+heuristic. The expert's terms are computed only when one of them is not 0, so the
+heuristic pays nothing for them. The engine stays rules-only (no ``agents`` import).
 """
 
 from __future__ import annotations
@@ -35,6 +35,12 @@ from spinner_env.batched.spinner import (
     TILE_LOW,
     TILE_POINTS,
 )
+from spinner_env.batched.spinner_weights import (
+    EXPERT_WEIGHT_NAMES,
+    HEURISTIC_WEIGHT_NAMES,
+    NUM_WEIGHTS,
+    WEIGHT_NAMES,
+)
 from spinner_env.spinner import NUM_VALUES, S
 from spinner_env.spinner_v0 import (
     MAX_PLAYERS,
@@ -42,25 +48,6 @@ from spinner_env.spinner_v0 import (
     OBSERVATION_SIZE,
     OBSERVATION_SLICES,
 )
-
-HEURISTIC_WEIGHT_NAMES: tuple[str, ...] = (
-    "points",
-    "late_points",
-    "late_hand_size",
-    "double",
-    "trap_next",
-    "fill_own_double",
-    "variety",
-    "follow_open",
-    "open_void_next",
-    "open_wild",
-)
-"""The ``HeuristicWeights`` fields in the order the compiled code reads them."""
-EXPERT_WEIGHT_NAMES: tuple[str, ...] = ("block_next", "keep_wild", "own_stuck")
-"""The expert's own ``ExpertWeights`` fields, read after the heuristic's."""
-WEIGHT_NAMES = HEURISTIC_WEIGHT_NAMES + EXPERT_WEIGHT_NAMES
-"""Every weight the compiled code reads, in order: a weight array has one entry per name."""
-NUM_WEIGHTS = len(WEIGHT_NAMES)
 
 _POINTS = WEIGHT_NAMES.index("points")
 _LATE_POINTS = WEIGHT_NAMES.index("late_points")
