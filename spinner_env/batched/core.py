@@ -383,7 +383,8 @@ def _step(
 
 
 @njit(cache=True)
-def _observe_all(games: np.ndarray, p: Any, seats: np.ndarray, obs: np.ndarray) -> None:
+def observe_all(games: np.ndarray, p: Any, seats: np.ndarray, obs: np.ndarray) -> None:
+    """Every game's observation from ``seats[b]``'s point of view, into ``obs``."""
     for b in range(games.shape[0]):
         observe(games[b], p, seats[b], True, obs[b])
 
@@ -581,7 +582,7 @@ class BatchedEngine:
         if seats.shape != (self.num_games,) or not ((seats >= 0) & (seats < n)).all():
             raise ValueError(f"seats must be {self.num_games} seats from 0 to {n - 1}")
         obs = np.zeros((self.num_games, self.obs_size), np.float32)
-        _observe_all(self.games, self.params, seats, obs)
+        observe_all(self.games, self.params, seats, obs)
         return obs
 
 
@@ -598,5 +599,6 @@ __all__ = [
     "end_hand",
     "engine_params",
     "next_uniform",
+    "observe_all",
     "sample_legal",
 ]

@@ -29,9 +29,17 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numba import njit
 
-from spinner_env.batched.core import BatchStep, _kth_legal, _legal_count
+from spinner_env.batched.core import (
+    BatchStep,
+    _kth_legal,
+    _legal_count,
+    finish_hand,
+    legal_mask,
+    observe_all,
+    play,
+)
 from spinner_env.batched.numba_cache import drop_stale_cache
-from spinner_env.batched.rollout import BatchedRollouts, finish_hand, legal_mask, play
+from spinner_env.batched.rollout import BatchedRollouts
 from spinner_env.games import CompiledPlayer
 from spinner_env.match import MatchState
 
@@ -126,7 +134,7 @@ class PolicyRollouts:
     def _play_loaded(self, count: int) -> np.ndarray:
         """Every seat's score once the first ``count`` records are played to the end."""
         records = self.records
-        engine, params = records.engine, records.params
+        params = records.params
         games = records.games[:count]
         out = BatchStep(*(field[:count] for field in records.out))
         scores = np.zeros((count, records.num_players))
@@ -139,10 +147,10 @@ class PolicyRollouts:
             rows = np.flatnonzero(active)
             if decisions == self.cutoff:
                 for seat in range(records.num_players):
-                    engine.observe_loop(games, params, np.full(count, seat), out.obs)
+                    observe_all(games, params, np.full(count, seat), out.obs)
                     scores[rows, seat] = self.policy.value(out.obs[rows])  # type: ignore[attr-defined]
                 break
-            engine.observe_loop(games, params, games["current"].astype(np.int64), out.obs)
+            observe_all(games, params, games["current"].astype(np.int64), out.obs)
             actions[rows] = self.policy.act_batch(out.obs[rows], out.mask[rows])
             _advance(games, params, actions, active, out, scores, True)
             decisions += 1
