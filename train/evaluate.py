@@ -861,12 +861,13 @@ class PanelReport:
         ax.barh(y, means, 0.6, xerr=err, capsize=3, color=colours)
         ax.axvline(self.fair_share, color="grey", linestyle="--", label="fair share")
         ax.set_yticks(y, names)
+        ax.get_yticklabels()[names.index(worst)].set_color("tab:red")
         ax.invert_yaxis()
         ax.set_xlim(0, 1)
         ax.set_xlabel("match win rate (95% CI)")
         ax.set_title(
-            f"{self.agent}: robustness panel, {self.game}, {self.num_players} players, "
-            f"{self.matches} matches a cell"
+            f"{self.agent}: robustness panel (worst cell in red)\n{self.game}, "
+            f"{self.num_players} players, {self.matches} matches a cell"
         )
         ax.legend(loc="lower right")
         fig.tight_layout()
