@@ -20,6 +20,7 @@ from spinner_env.agents.policy import PolicyAgent, PolicyHeader, ValueTarget
 from spinner_env.train.config import TrainConfig, load_config
 from spinner_env.train.executor import Executor
 from spinner_env.train.expert_iteration import (
+    CURVE,
     REPORT,
     check_operator,
     decision_returns,
@@ -82,6 +83,7 @@ def test_every_generation_reports_its_numbers_and_leaves_policies_that_play(tmp_
         assert all(0 <= m["low"] <= m["mean"] <= m["high"] <= 1 for m in g["strength"].values())
         assert g["target_entropy"] >= 0 and g["label_seconds"] >= 0
     assert json.loads((tmp_path / "run" / REPORT).read_text()) == report
+    assert (tmp_path / "run" / CURVE).read_bytes().startswith(b"\x89PNG")
     for number in (0, 1, 2):
         assert (tmp_path / "run" / f"generation_{number}.safetensors").is_file()
     agent = PolicyAgent.load(path)
@@ -99,7 +101,8 @@ def test_the_labels_are_the_same_in_process_and_on_two_workers(tmp_path):
     assert len(here) > 0
     for name in ("obs", "masks", "actions", "returns", "targets"):
         assert np.array_equal(getattr(here, name), getattr(there, name)), name
-    # Each decision's target is a distribution over its legal moves, its action the best.
+    # Each decision's target is a distribution over its legal moves; its action, the
+    # operator's move, is legal.
     assert np.allclose(here.targets.sum(axis=1), 1)
     assert not (here.targets[~here.masks] > 0).any()
     assert here.masks[np.arange(len(here)), here.actions].all()

@@ -22,8 +22,8 @@ the network itself (its rollouts, as the operator's spec says), and so improves 
    seat then got, as the value head predicts it (:func:`decision_returns`). The deals are
    the tasks of :mod:`spinner_env.train.executor` (``--workers N``, ``--ray``); every deal
    reseeds all it uses, so every backend labels the same decisions (:class:`Labeller`);
-2. **measures** how often the network's most likely move is the search's best-valued one on
-   these decisions, before it learns from them;
+2. **measures** how often the network's most likely move is the one the operator would play
+   (its ``act_explained`` move) on these decisions, before it learns from them;
 3. **fits** the network, from its weights, to every generation's decisions so far, a tenth
    of each set aside (:func:`~spinner_env.train.imitate.fit` with soft targets: the
    cross-entropy to the targets, the value head's squared error), and measures the
@@ -35,8 +35,9 @@ the network itself (its rollouts, as the operator's spec says), and so improves 
 
 Writes into ``--out-dir`` (default the config's ``out_dir``; a directory that is not empty is
 refused unless ``--overwrite``, and then only if it holds an earlier run): ``config.yaml``,
-``generation_<g>.safetensors``, ``<name>.safetensors`` (the last generation's) and
-``expert_iteration.json`` (the command, and every generation's numbers so far).
+``generation_<g>.safetensors``, ``<name>.safetensors`` (the last generation's),
+``expert_iteration.json`` (the command, and every generation's numbers so far) and
+``expert_iteration.png`` (their curve, :func:`plot`).
 
     spinner-expert-iteration --config spinner_2p_expert_iteration --workers 2
 """
@@ -64,7 +65,7 @@ from spinner_env.train import executor as executors
 from spinner_env.train.cli import ArgumentParser, fail_cleanly
 from spinner_env.train.config import ExpertIterationConfig, TrainConfig, load_config
 from spinner_env.train.dagger import HOLDOUT, LineUp, line_up, split, starting_policy
-from spinner_env.train.evaluate import play_deal, tournament
+from spinner_env.train.evaluate import play_deal, save_figure, tournament
 from spinner_env.train.executor import SERIAL, Executor
 from spinner_env.train.imitate import Demonstrations, agreement, discounted_returns, fit
 from spinner_env.train.ppo import CONFIG_HELP, limit_threads, value_target
@@ -76,6 +77,7 @@ from spinner_env.games import GameSpec, game_spec
 from spinner_env.match import MatchState
 
 REPORT = "expert_iteration.json"
+CURVE = "expert_iteration.png"
 EVAL_SEED = 7
 """Added to the config's seed for the evaluation deals, the same every generation."""
 
@@ -179,9 +181,10 @@ class Apprentice(Agent):
         """Whether the targets weigh the network's own probabilities (:func:`soft_target`)."""
         self.name = student.name
         self.num_actions = student.num_actions
-        self._pending: list[tuple[int, tuple[np.ndarray, np.ndarray, np.ndarray] | None]] = []
-        """This match's decisions so far: the hand of each, and the labelled ones' observation,
-        legal mask and soft target."""
+        self._pending: list[tuple[int, tuple[np.ndarray, np.ndarray, np.ndarray, int] | None]]
+        self._pending = []
+        """This match's decisions so far: the hand of each, and the labelled ones'
+        observation, legal mask, soft target and the operator's move."""
 
     def seed(self, seed: int | Sequence[int] | None) -> None:
         super().seed(seed)
@@ -197,30 +200,31 @@ class Apprentice(Agent):
         if self.rng.random() < self.share:
             mask = np.zeros(self.num_actions, np.int8)
             mask[legal] = 1
-            _, seen = self.operator.act_explained(observation, mask, view)
+            chosen, seen = self.operator.act_explained(observation, mask, view)
             log_prior = None
             if self.prior:
                 logits = self.student.logits(observation)[legal]
                 log_prior = logits - logits.max() - np.log(np.exp(logits - logits.max()).sum())
             target = soft_target(seen, legal, self.temperature, self.num_actions, log_prior)
-            label = (observation, mask != 0, target)
+            label = (observation, mask != 0, target, chosen)
         self._pending.append((len(view.game.results), label))
         return self.student.choose(observation, legal, view)
 
     def labels(self, state: MatchState, seat: int, value: ValueTarget) -> Demonstrations:
         """The finished match's labelled decisions (``state``: its end; ``seat``: this
-        agent's), forgotten here; their returns count every decision of the seat."""
+        agent's), forgotten here: their soft targets, the operator's moves as actions, and
+        returns that count every decision of the seat."""
         pending, self._pending = self._pending, []
         hands = [hand for hand, _ in pending]
         points = [r.points for r in state.results]
         returns = decision_returns(hands, seat, points, state.totals, value)
         kept = [i for i, (_, label) in enumerate(pending) if label is not None]
-        columns = [[pending[i][1][k] for i in kept] for k in range(3)]  # type: ignore[index]
-        obs, masks, targets = (
+        columns = [[pending[i][1][k] for i in kept] for k in range(4)]  # type: ignore[index]
+        obs, masks, targets, chosen = (
             np.array(column, dtype).reshape(len(kept), -1)
-            for column, dtype in zip(columns, (np.float32, bool, np.float32), strict=True)
+            for column, dtype in zip(columns, (np.float32, bool, np.float32, np.int64), strict=True)
         )
-        return Demonstrations(obs, masks, targets.argmax(axis=1), returns[kept], targets)
+        return Demonstrations(obs, masks, chosen[:, 0], returns[kept], targets)
 
 
 @dataclass
@@ -340,7 +344,7 @@ class GenerationReport:
     labelled_total: int
     """Every generation's so far (fitted and set aside)."""
     agreement: float
-    """How often the network's most likely move was the search's best-valued one on this
+    """How often the network's most likely move was the operator's move on this
     generation's decisions, before it fitted them."""
     holdout_agreement: float
     """After the fit, on this generation's decisions set aside."""
@@ -487,9 +491,52 @@ def expert_iteration(
         report["generations"].append(dataclasses.asdict(generation))
         print(describe(generation), flush=True)
         write_text_atomic(out / REPORT, json.dumps(report, indent=1))
+        plot(report, out / CURVE, 1 / config.num_players)
     final = out / f"{config.name}{POLICY_SUFFIX}"
     shutil.copyfile(files[-1], final)
     return final, report
+
+
+def plot(report: dict[str, Any], path: Path, fair_share: float) -> None:
+    """The match win rates per generation (95% intervals) against each of ``eval_against``
+    (generation 0: the start) and against the previous generation, as a PNG; a dashed
+    line at ``fair_share``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    generations = report["generations"]
+    fig, (strength_ax, previous_ax) = plt.subplots(1, 2, figsize=(10, 4))
+    for name in report["start"]:
+        rates = [report["start"][name]] + [g["strength"][name] for g in generations]
+        _error_bars(strength_ax, range(len(rates)), rates, f"against {name}")
+    strength_ax.set_title("against the fixed opponents")
+    strength_ax.set_xlabel("generation (0: the start)")
+    _error_bars(
+        previous_ax,
+        [g["generation"] for g in generations],
+        [g["strength"]["previous"] for g in generations],
+        "against the previous generation",
+    )
+    previous_ax.set_title("against the previous generation")
+    previous_ax.set_xlabel("generation")
+    for ax in (strength_ax, previous_ax):
+        ax.axhline(fair_share, color="grey", linestyle="--", label="fair share")
+        ax.set_xticks(range(len(generations) + 1))
+        ax.set_ylabel("match win rate (95% CI)")
+        ax.legend()
+    labelled = sum(g["labelled"] for g in generations)
+    fig.suptitle(f"expert iteration: {len(generations)} generations, {labelled} labelled decisions")
+    fig.tight_layout()
+    save_figure(fig, path)
+    plt.close(fig)
+
+
+def _error_bars(ax: Any, x: Sequence[int], rates: list[dict[str, float]], label: str) -> None:
+    means = np.array([r["mean"] for r in rates])
+    spread = [means - [r["low"] for r in rates], [r["high"] for r in rates] - means]
+    ax.errorbar(list(x), means, yerr=spread, marker="o", capsize=4, label=label)
 
 
 def describe_strength(rates: dict[str, dict[str, float]]) -> str:
