@@ -14,12 +14,14 @@ from safetensors.torch import load_file
 from spinner_env.agents import RandomAgent, make_agent
 from spinner_env.agents.heuristic import HeuristicWeights
 from spinner_env.train.config import LeagueConfig, TrainConfig
+from spinner_env.train.executor import Executor
 from spinner_env.train.league import (
     League,
     LeagueRun,
     pfsp_weights,
     train_league,
     win_rate,
+    win_rate_matrix,
 )
 from spinner_env.train.league import main as league_main
 from spinner_env.train.ppo import train
@@ -124,6 +126,34 @@ def test_a_search_player_plays_win_rates_from_either_side_and_replays_from_the_s
         assert win_rate(player, opponent, config, 16, seed=1) == win_rate(
             player, opponent, config, 16, seed=1
         )
+
+
+def test_the_win_rate_matrix_is_the_same_in_worker_processes():
+    """The league's pairs on the executor: a sampling policy (as a snapshot), a jittered
+    style and a search player give the same matrix in two worker processes as here."""
+    config = TrainConfig.from_dict(tiny_league())
+    snapshot = make_agent("spinner_2p")
+    snapshot.deterministic = False  # as the league's snapshots: it samples its moves
+    agents = [
+        snapshot,
+        make_agent("heuristic:jitter=0.3,seed=2"),
+        make_agent("ismcts:iterations=3,rollout=random", seed=1),
+        "random",
+    ]
+    here = win_rate_matrix(agents, config, 6, seed=3)
+    there = win_rate_matrix(agents, config, 6, seed=3, executor=Executor(2))
+    np.testing.assert_array_equal(here, there)
+    assert np.isnan(np.diag(here)).all() and not np.isnan(here[0, 1:]).any()
+
+
+def test_spinner_league_refuses_a_bad_executor_in_one_line(capsys, tmp_path):
+    with pytest.raises(SystemExit) as exit_:
+        league_main(
+            ["--config", "configs/league_2p.yaml", "--out-dir", str(tmp_path), "--workers", "0"]
+        )
+    error = capsys.readouterr().err
+    assert exit_.value.code == 2 and error.count("\n") == 1
+    assert "workers must be at least 1" in error
 
 
 def test_a_search_player_is_a_league_style_and_the_seed_replays_the_league(tmp_path):

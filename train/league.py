@@ -24,6 +24,11 @@ Training runs in generations (the config's ``league`` section, :class:`LeagueCon
    (``win_rate_episodes`` episodes each, on the batched engine), which sets the next
    generation's PFSP weights.
 
+The win rates and the final matrix are match-shaped work: they run on the executor of
+:mod:`spinner_env.train.executor` (``--workers N`` processes or ``--ray`` tasks, one pair
+of agents an item, the agents sent pickled), with the same numbers on every backend,
+since each pair's games depend only on its seed.
+
 An episode counts as a win for a player whose summed reward is positive (half when zero):
 with ``reward: hand_score``, scoring better than the others' mean in the hand.
 
@@ -44,7 +49,7 @@ numpy pass.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -60,6 +65,7 @@ from spinner_env.agents.policy import save_policy
 from spinner_env.train.cli import fail_cleanly
 from spinner_env.train.config import LeagueConfig, TrainConfig
 from spinner_env.train.evaluate import save_figure
+from spinner_env.train.executor import SERIAL, Executor, add_arguments
 from spinner_env.train.ppo import (
     EvaluationCallback,
     config_of,
@@ -194,6 +200,41 @@ def win_rate(player: Any, opponent: Any, config: TrainConfig, episodes: int, see
     return float(result.mean())
 
 
+Pairing = tuple[int, int, int]
+"""``(i, j, seed)``: agent i's win rate against agent j at every other seat, from ``seed``."""
+
+
+@dataclass(frozen=True)
+class WinRateStart:
+    """Builds what plays one :data:`Pairing` of ``agents``, in this process, a worker
+    process or a Ray task (:mod:`spinner_env.train.executor`; the agents go pickled)."""
+
+    agents: tuple[Any, ...]
+    config: TrainConfig
+    episodes: int
+
+    def __call__(self) -> Callable[[Pairing], float]:
+        def play(pairing: Pairing) -> float:
+            i, j, seed = pairing
+            return win_rate(self.agents[i], self.agents[j], self.config, self.episodes, seed)
+
+        return play
+
+
+def win_rates(
+    agents: Sequence[Any],
+    pairings: Sequence[Pairing],
+    config: TrainConfig,
+    episodes: int,
+    executor: Executor = SERIAL,
+    progress_bar: bool = False,
+) -> list[float]:
+    """:func:`win_rate` of every pairing, in order, on ``executor``'s backend (the same
+    numbers on each)."""
+    start = WinRateStart(tuple(agents), config, episodes)
+    return list(executor.map(start, pairings, progress=progress_bar, unit="pair"))
+
+
 @dataclass
 class Exploiter:
     """A main exploiter: its own learner on its own games, against the main agent."""
@@ -207,13 +248,20 @@ class Exploiter:
 class LeagueRun:
     """One league training run of a config (see the module docstring)."""
 
-    def __init__(self, config: TrainConfig, out: Path, progress_bar: bool = True) -> None:
+    def __init__(
+        self,
+        config: TrainConfig,
+        out: Path,
+        progress_bar: bool = True,
+        executor: Executor = SERIAL,
+    ) -> None:
         if config.league is None:
             raise ValueError("the config has no league section: train it with spinner-train")
         self.config = config
         self.settings = config.league
         self.out = out
         self.progress_bar = progress_bar
+        self.executor = executor
         self.league = League(
             dict(config.opponents.baselines),
             self.settings,
@@ -309,14 +357,16 @@ class LeagueRun:
         main = snapshot(self.main.policy, self.main.num_timesteps, self.features)
         main.deterministic = True
         league = self.league
-        for member in league.members:
-            league.win_rates[member.name] = win_rate(
-                main,
-                member.agent,
-                self.config,
-                self.settings.win_rate_episodes,
-                self.config.seed + 7919 * (generation + 1),
-            )
+        seed = self.config.seed + 7919 * (generation + 1)
+        rates = win_rates(
+            [main, *(m.agent for m in league.members)],
+            [(0, k, seed) for k in range(1, len(league.members) + 1)],
+            self.config,
+            self.settings.win_rate_episodes,
+            self.executor,
+        )
+        for member, rate in zip(league.members, rates, strict=True):
+            league.win_rates[member.name] = rate
         weights = dict(zip((m.name for m in league.members), league.weights(), strict=True))
         logger = self.main.logger
         for name, rate in league.win_rates.items():
@@ -358,6 +408,7 @@ class LeagueRun:
             self.settings.matrix_episodes or self.settings.win_rate_episodes,
             config.seed,
             self.progress_bar,
+            self.executor,
         )
         plot_matrix(matrix, [name for name, _ in players], out / "matrix.png")
         print(f"league trained {self.main.num_timesteps} main steps; saved {policy_path}")
@@ -370,13 +421,16 @@ def win_rate_matrix(
     episodes: int,
     seed: int,
     progress_bar: bool = False,
+    executor: Executor = SERIAL,
 ) -> np.ndarray:
-    """``matrix[i, j]``: how often agent i beats agent j seated at every other seat."""
+    """``matrix[i, j]``: how often agent i beats agent j seated at every other seat (the
+    pairs played on ``executor``)."""
     n = len(agents)
     matrix = np.full((n, n), np.nan)
-    pairs = [(i, j) for i in range(n) for j in range(n) if i != j]
-    for i, j in tqdm(pairs, desc="win-rate matrix", unit="pair", disable=not progress_bar):
-        matrix[i, j] = win_rate(agents[i], agents[j], config, episodes, seed + i * n + j)
+    pairings = [(i, j, seed + i * n + j) for i in range(n) for j in range(n) if i != j]
+    rates = win_rates(agents, pairings, config, episodes, executor, progress_bar)
+    for (i, j, _), rate in zip(pairings, rates, strict=True):
+        matrix[i, j] = rate
     return matrix
 
 
@@ -409,8 +463,10 @@ def train_league(
     progress_bar: bool = True,
     *,
     overwrite: bool = False,
+    executor: Executor = SERIAL,
 ) -> Path:
-    """League-train as the config says; return the main agent's policy file."""
+    """League-train as the config says, its win rates and final matrix on ``executor``;
+    return the main agent's policy file."""
     if not isinstance(config, TrainConfig):
         config = TrainConfig.from_dict(config)
     out = Path(out_dir or config.out_dir)
@@ -420,7 +476,7 @@ def train_league(
     prepare_run_dir(config, out, resume=False, overwrite=overwrite)
     out.mkdir(parents=True, exist_ok=True)
     write_text_atomic(out / "config.yaml", yaml.safe_dump(config.as_dict(), sort_keys=False))
-    return LeagueRun(config, out, progress_bar).run()
+    return LeagueRun(config, out, progress_bar, executor).run()
 
 
 def main(argv: Sequence[str] | None = None) -> Path:
@@ -428,10 +484,14 @@ def main(argv: Sequence[str] | None = None) -> Path:
     parser.add_argument(
         "--overwrite", action="store_true", help="delete the run in out_dir and start again"
     )
+    add_arguments(parser, "the win rates and the final matrix")
     args = parser.parse_args(argv)
     with fail_cleanly(parser, args.debug):
         return train_league(
-            config_of(args), progress_bar=not args.no_progress, overwrite=args.overwrite
+            config_of(args),
+            progress_bar=not args.no_progress,
+            overwrite=args.overwrite,
+            executor=Executor.from_args(args),
         )
 
 
