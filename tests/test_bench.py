@@ -32,6 +32,7 @@ BENCH = Path(__file__).resolve().parent.parent / "bench"
         ("bench_openspiel", "--smoke", "python_block_dominoes"),
         ("bench_records", "--smoke", "recorded / plain"),
         ("bench_executor", "--smoke", "ms per task"),
+        ("bench_cores", "--smoke", "x 1 process"),
     ],
 )
 def test_each_benchmark_runs_in_smoke_mode(script, smoke, printed, monkeypatch, capsys):
