@@ -5,7 +5,8 @@ A page asks for a generated table with a comment on a line of its own:
     <!-- generated: spaces spinner_v0 -->        the environment's spaces, from the env
     <!-- generated: observation spinner_v0 -->   the observation layout, from OBSERVATION_SLICES
 
-(``mexican_train_v0`` likewise). An unknown table or environment fails the build.
+(any registered game's env module likewise). An unknown table or environment fails the
+build.
 """
 
 from __future__ import annotations
@@ -21,8 +22,11 @@ from typing import Any
 import numpy as np
 from mkdocs.plugins import event_priority
 
+from spinner_env.games import GAMES
+
 REPO = Path(__file__).resolve().parent.parent
-ENVIRONMENTS = ("spinner_v0", "mexican_train_v0")
+ENVIRONMENTS = tuple(g.env_module.__name__.removeprefix("spinner_env.") for g in GAMES.values())
+"""The env modules a page may ask tables of: every registered game's."""
 _MARKER = re.compile(r"^<!-- generated: (\w+) (\w+) -->$", re.MULTILINE)
 
 # The package installs agents/ and train/ as spinner_env.agents and spinner_env.train
