@@ -437,11 +437,7 @@ class PIMCAgent(SearchAgent):
             count = self._determinizations(per_call, done, started)
             afters, seeds = [], []
             for _ in range(count):
-                world = belief.determinize(rng)
-                for move in moves:
-                    after = world.copy()
-                    after.play_legal(move)
-                    afters.append(after)
+                afters += after_each(belief.determinize(rng), moves)
                 seeds.append(rng.getrandbits(63))
             # One seed for every move: moves are compared on equal luck. (Several
             # determinizations per call only with a policy network, which reads no seed.)
@@ -543,6 +539,16 @@ class ISMCTSAgent(SearchAgent):
         for child, seat in path:
             child.visits += 1
             child.score += scores[seat]
+
+
+def after_each(world: MatchState, moves: Sequence[Any]) -> list[MatchState]:
+    """``world`` after each of ``moves`` (legal there), a copy each: what PIMC rolls out."""
+    afters = []
+    for move in moves:
+        after = world.copy()
+        after.play_legal(move)
+        afters.append(after)
+    return afters
 
 
 @functools.cache

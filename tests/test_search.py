@@ -11,7 +11,14 @@ import pytest
 from spinner_env.agents import make_agent
 from spinner_env.agents.base import GameView
 from spinner_env.agents.features import ObservationFeatures
-from spinner_env.agents.search import MIN_TIME, VALUE_TARGETS, ISMCTSAgent, PIMCAgent, _Node
+from spinner_env.agents.search import (
+    MIN_TIME,
+    VALUE_TARGETS,
+    ISMCTSAgent,
+    PIMCAgent,
+    _Node,
+    after_each,
+)
 from spinner_env.train.evaluate import tournament
 
 from spinner_env.belief import Belief
@@ -204,13 +211,10 @@ def engine_scores(
     encoding = game_spec(game).encoding
     moves = [encoding.move_of(int(a)) for a in legal]
     rng = random.Random(0)
-    belief, worlds = Belief(state), []
-    for _ in range(determinizations):
-        world = belief.determinize(rng)
-        for move in moves:
-            after = world.copy()
-            after.play_legal(move)
-            worlds.append(after)
+    belief = Belief(state)
+    worlds = [
+        w for _ in range(determinizations) for w in after_each(belief.determinize(rng), moves)
+    ]
     batched, reference = (
         np.asarray(
             make_agent(f"{spec},engine={engine}", seed=0)._play_out(
