@@ -342,3 +342,17 @@ def test_the_command_runs_and_refuses_without_a_traceback(tmp_path):
         f"spinner-expert-iteration: error: {str(tmp_path / 'run')!r} exists and is not empty: "
         "pass --overwrite to replace its run"
     ]
+
+
+def test_mexican_train_runs_too_with_its_plan_feature(tmp_path):
+    data = tiny(generations=1, deals=1, epochs=1)
+    data.update(
+        game="mexican_train",
+        num_players=4,
+        env={"reward": "hand_score", "episode": "hand", "num_rounds": 1},
+        features=["plan"],
+        opponents={"baselines": {"heuristic": 1}},
+    )
+    path, report = expert_iteration(TrainConfig.from_dict(data), tmp_path)
+    assert report["generations"][0]["labelled"] > 0
+    assert PolicyAgent.load(path).features is not None
