@@ -203,8 +203,9 @@ class Apprentice(Agent):
             chosen, seen = self.operator.act_explained(observation, mask, view)
             log_prior = None
             if self.prior:
-                logits = self.student.logits(observation)[legal]
-                log_prior = logits - logits.max() - np.log(np.exp(logits - logits.max()).sum())
+                shifted = self.student.logits(observation)[legal]
+                shifted = shifted - shifted.max()
+                log_prior = shifted - np.log(np.exp(shifted).sum())  # the legal moves' softmax
             target = soft_target(seen, legal, self.temperature, self.num_actions, log_prior)
             label = (observation, mask != 0, target, chosen)
         self._pending.append((len(view.game.results), label))
