@@ -3,12 +3,14 @@
 Every file the project writes (checkpoints, configs, reports, saved games, pictures)
 goes through :func:`atomic_write`: the bytes go to a temporary file in the same folder,
 are flushed to disk, and only then replace the target in one ``os.replace``. A reader
-sees the old file or the new one, never a truncated mix.
+sees the old file or the new one, never a truncated mix. And a command's run never
+silently replaces another: :func:`prepare_out_dir`.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -64,4 +66,19 @@ def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> None:
         f.write(data)
 
 
-__all__ = ["atomic_write", "write_bytes_atomic", "write_text_atomic"]
+def prepare_out_dir(out: Path, overwrite: bool, marker: str, what: str) -> None:
+    """Check a command's output directory before any work: one that exists and is not
+    empty is refused (ValueError) unless ``overwrite``, and then only if it holds an
+    earlier ``what`` (its ``marker`` file), which is deleted; anything else is left alone."""
+    if not out.exists() or (out.is_dir() and not any(out.iterdir())):
+        return
+    if not overwrite:
+        raise ValueError(
+            f"{str(out)!r} exists and is not empty: pass --overwrite to replace its run"
+        )
+    if not (out / marker).is_file():
+        raise ValueError(f"--overwrite: {str(out)!r} holds no {what} (no {marker})")
+    shutil.rmtree(out)
+
+
+__all__ = ["atomic_write", "prepare_out_dir", "write_bytes_atomic", "write_text_atomic"]

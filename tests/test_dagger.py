@@ -143,6 +143,24 @@ def test_a_config_dagger_cannot_run_is_a_value_error_before_any_work(tmp_path, o
     assert not out.exists()
 
 
+def test_a_run_is_never_silently_replaced(tmp_path):
+    """A folder that is not empty is refused; --overwrite replaces only an earlier run."""
+    config, settings = dagger_config(), DaggerSettings(rounds=1, samples=SAMPLES)
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_text("mine")
+    for overwrite, message in ((False, "pass --overwrite"), (True, "holds no DAgger run")):
+        with pytest.raises(ValueError, match=message):
+            dagger(config, settings, other, overwrite)
+    assert (other / "notes.txt").read_text() == "mine"
+    run = tmp_path / "run"
+    dagger(config, settings, run)
+    with pytest.raises(ValueError, match="exists and is not empty"):
+        dagger(config, settings, run)
+    path, _ = dagger(config, settings, run, overwrite=True)
+    assert path.is_file() and (run / "dagger.json").is_file()
+
+
 def write_config(tmp_path: Path, **overrides) -> Path:
     config = dagger_config(**overrides).as_dict()
     path = tmp_path / "c.yaml"

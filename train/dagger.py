@@ -28,7 +28,8 @@ starts from ``init_from``, else fresh (the config's ``net_arch``, tanh). The sam
 with ``--teacher-share 1 --decay 1`` is plain cloning at the same number of labelled
 decisions, in the same line-ups: the comparison the issue asks for. Writes
 ``<out-dir>/round_<r>.safetensors`` after every round, ``<out-dir>/<name>.safetensors``
-(the last round's) and ``<out-dir>/dagger.json`` (every round's numbers so far).
+(the last round's) and ``<out-dir>/dagger.json`` (every round's numbers so far); a
+non-empty ``<out-dir>`` is refused unless ``--overwrite`` and it holds an earlier run.
 
     spinner-dagger --config mexican_train_4p_dagger --rounds 3 --samples 40000 \\
         --eval-against expert heuristic --eval-matches 40
@@ -58,9 +59,11 @@ from spinner_env.train.evaluate import tournament
 from spinner_env.train.imitate import Demonstrations, agreement, collect, fit, teacher_policy
 from spinner_env.train.ppo import CONFIG_HELP, limit_threads, value_target
 
-from spinner_env.files import write_text_atomic
+from spinner_env.files import prepare_out_dir, write_text_atomic
 from spinner_env.games import game_spec
 
+REPORT = "dagger.json"
+"""Every round's numbers, rewritten after each round; it marks a DAgger run's folder."""
 HOLDOUT = 0.1
 """The share of each round's decisions set aside to measure on, never fitted."""
 
@@ -209,15 +212,17 @@ def match_strength(
 
 
 def dagger(
-    config: TrainConfig, settings: DaggerSettings, out: Path
+    config: TrainConfig, settings: DaggerSettings, out: Path, overwrite: bool = False
 ) -> tuple[Path, list[DaggerRound]]:
-    """Run DAgger as the module docstring says; the last policy's file and every round."""
+    """Run DAgger as the module docstring says; the last policy's file and every round. A
+    non-empty ``out`` is refused unless ``overwrite`` and it holds an earlier DAgger run."""
     if config.pretrain is None:
         raise ValueError(
             "the config needs a pretrain section: its teacher (imitate) and fitting settings"
         )
     pretrain = config.pretrain
     teacher_policy(config, pretrain.imitate, config.seed)  # a wrong teacher fails here, not later
+    prepare_out_dir(out, overwrite, REPORT, "DAgger run")
     limit_threads(config.torch_threads)
     encoding = game_spec(config.game).encoding
     features = config.observation_features()
@@ -280,7 +285,7 @@ def dagger(
             value_target(config),
         )
         write_text_atomic(
-            out / "dagger.json", json.dumps([dataclasses.asdict(r) for r in history], indent=1)
+            out / REPORT, json.dumps([dataclasses.asdict(r) for r in history], indent=1)
         )
     path = save_policy(
         policy,
@@ -341,6 +346,9 @@ def main(argv: Sequence[str] | None = None) -> tuple[Path, list[DaggerRound]]:
         "--eval-matches", type=int, default=0, help="duplicate matches a round per opponent"
     )
     parser.add_argument("--out-dir", type=Path, default=None, help="default: the config's out_dir")
+    parser.add_argument(
+        "--overwrite", action="store_true", help="replace the earlier run in the out dir"
+    )
     args = parser.parse_args(argv)
     with fail_cleanly(parser, args.debug):
         settings = DaggerSettings(
@@ -356,8 +364,9 @@ def main(argv: Sequence[str] | None = None) -> tuple[Path, list[DaggerRound]]:
         config = load_config(args.config)
         if args.init_from is not None:
             config = config.replace(init_from=args.init_from)
-        path, history = dagger(config, settings, Path(args.out_dir or config.out_dir))
-        print(f"wrote {path} and {path.parent / 'dagger.json'}")
+        out = Path(args.out_dir or config.out_dir)
+        path, history = dagger(config, settings, out, args.overwrite)
+        print(f"wrote {path} and {path.parent / REPORT}")
         return path, history
 
 

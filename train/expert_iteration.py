@@ -72,7 +72,7 @@ from spinner_env.train.ppo import CONFIG_HELP, limit_threads, value_target
 from stable_baselines3.common.utils import set_random_seed
 
 from spinner_env.aec import hand_score_difference, zero_sum_outcome
-from spinner_env.files import write_text_atomic
+from spinner_env.files import prepare_out_dir, write_text_atomic
 from spinner_env.games import GameSpec, game_spec
 from spinner_env.match import MatchState
 
@@ -395,20 +395,6 @@ def entropy(targets: np.ndarray) -> float:
     return float(-(targets * logs).sum(axis=1).mean())
 
 
-def prepare_out_dir(out: Path, overwrite: bool) -> None:
-    """Refuse a directory that is not empty, unless ``overwrite`` and it holds an earlier
-    run (:data:`REPORT`), which is then deleted."""
-    if not out.exists() or (out.is_dir() and not any(out.iterdir())):
-        return
-    if not overwrite:
-        raise ValueError(
-            f"{str(out)!r} exists and is not empty: pass --overwrite to replace its run"
-        )
-    if not (out / REPORT).is_file():
-        raise ValueError(f"--overwrite: {str(out)!r} holds no expert iteration run (no {REPORT})")
-    shutil.rmtree(out)
-
-
 def expert_iteration(
     config: TrainConfig,
     out: Path,
@@ -431,7 +417,7 @@ def expert_iteration(
         check_operator(config, probe)
     for spec in settings.eval_against:
         make_agent(spec, encoding=encoding)
-    prepare_out_dir(out, overwrite)
+    prepare_out_dir(out, overwrite, REPORT, "expert iteration run")
     out.mkdir(parents=True, exist_ok=True)
     write_text_atomic(out / "config.yaml", yaml.safe_dump(config.as_dict(), sort_keys=False))
     files = [out / f"generation_0{POLICY_SUFFIX}"]
