@@ -33,6 +33,7 @@ BENCH = Path(__file__).resolve().parent.parent / "bench"
         ("bench_records", "--smoke", "recorded / plain"),
         ("bench_executor", "--smoke", "ms per task"),
         ("bench_cores", "--smoke", "x 1 process"),
+        ("bench_expert_iteration", "--smoke", "per CPU s"),
     ],
 )
 def test_each_benchmark_runs_in_smoke_mode(script, smoke, printed, monkeypatch, capsys):
