@@ -66,16 +66,21 @@ def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> None:
         f.write(data)
 
 
-def prepare_out_dir(out: Path, overwrite: bool, marker: str, what: str) -> None:
+def prepare_out_dir(
+    out: Path,
+    overwrite: bool,
+    marker: str,
+    what: str,
+    how: str = "pass --overwrite to replace its run",
+) -> None:
     """Check a command's output directory before any work: one that exists and is not
-    empty is refused (ValueError) unless ``overwrite``, and then only if it holds an
-    earlier ``what`` (its ``marker`` file), which is deleted; anything else is left alone."""
+    empty is refused (ValueError, saying ``how`` to go on) unless ``overwrite``, and then
+    only if it holds an earlier ``what`` (its ``marker`` file), which is deleted; anything
+    else is left alone."""
     if not out.exists() or (out.is_dir() and not any(out.iterdir())):
         return
     if not overwrite:
-        raise ValueError(
-            f"{str(out)!r} exists and is not empty: pass --overwrite to replace its run"
-        )
+        raise ValueError(f"the run directory {str(out)!r} exists: {how}")
     if not (out / marker).is_file():
         raise ValueError(f"--overwrite: {str(out)!r} holds no {what} (no {marker})")
     shutil.rmtree(out)

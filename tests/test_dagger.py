@@ -155,7 +155,7 @@ def test_a_run_is_never_silently_replaced(tmp_path):
     assert (other / "notes.txt").read_text() == "mine"
     run = tmp_path / "run"
     dagger(config, settings, run)
-    with pytest.raises(ValueError, match="exists and is not empty"):
+    with pytest.raises(ValueError, match="exists: pass --overwrite to replace its run"):
         dagger(config, settings, run)
     path, _ = dagger(config, settings, run, overwrite=True)
     assert path.is_file() and (run / "dagger.json").is_file()

@@ -272,7 +272,7 @@ def test_an_earlier_run_is_replaced_only_when_asked(tmp_path):
     out = tmp_path / "run"
     expert_iteration(config, out)
     first = (out / REPORT).read_text()
-    with pytest.raises(ValueError, match="exists and is not empty: pass --overwrite"):
+    with pytest.raises(ValueError, match="exists: pass --overwrite to replace its run"):
         expert_iteration(config, out)
     assert (out / REPORT).read_text() == first
     expert_iteration(config, out, overwrite=True)
@@ -339,8 +339,8 @@ def test_the_command_runs_and_refuses_without_a_traceback(tmp_path):
     again = subprocess.run(command, capture_output=True, text=True, cwd=cwd)
     assert again.returncode == 2
     assert again.stderr.splitlines() == [
-        f"spinner-expert-iteration: error: {str(tmp_path / 'run')!r} exists and is not empty: "
-        "pass --overwrite to replace its run"
+        "spinner-expert-iteration: error: the run directory "
+        f"{str(tmp_path / 'run')!r} exists: pass --overwrite to replace its run"
     ]
 
 

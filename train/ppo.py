@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import time
 import zipfile
 from abc import abstractmethod
@@ -52,7 +51,7 @@ from stable_baselines3.common.utils import set_random_seed
 from stable_baselines3.common.vec_env import VecEnv
 from threadpoolctl import threadpool_limits
 
-from spinner_env.files import atomic_write, write_text_atomic
+from spinner_env.files import atomic_write, prepare_out_dir, write_text_atomic
 from spinner_env.games import game_spec
 
 
@@ -340,15 +339,8 @@ def prepare_run_dir(config: TrainConfig, out: Path, resume: bool, overwrite: boo
         if checkpoint is None:
             raise ValueError(f"nothing to resume in {str(out)!r}: no checkpoint saved yet")
         return checkpoint
-    if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        if not overwrite:
-            raise ValueError(
-                f"the run directory {str(out)!r} exists: pass --resume to continue it "
-                "or --overwrite to start again"
-            )
-        if not saved.is_file():
-            raise ValueError(f"--overwrite: {str(out)!r} holds no training run (no config.yaml)")
-        shutil.rmtree(out)
+    how = "pass --resume to continue it or --overwrite to start again"
+    prepare_out_dir(out, overwrite, saved.name, "training run", how)
     return None
 
 
