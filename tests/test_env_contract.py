@@ -114,7 +114,8 @@ def test_a_registered_game_provides_every_piece(game: GameSpec):
 
     rollouts = game.rollouts()
     assert issubclass(rollouts, BatchedRollouts) and rollouts.engine is engine
-    assert rollouts.rules_class is game.rules_class and isinstance(rollouts.compiled, CompiledRules)
+    assert rollouts.engine.rules_class is game.rules_class
+    assert isinstance(rollouts.compiled, CompiledRules)
     state = game.new_state(3, seed=0)
     record = np.zeros(1, engine.game_dtype)[0]
     rollouts.load_state(record, state)

@@ -207,13 +207,12 @@ class CompiledRules(NamedTuple):
 
 def _registered(params_type: Any) -> CompiledRules | None:
     """The compiled rules of the registered game whose ``Params`` numba is typing (its
-    rollouts' ``params_class``), or None. Looked up while compiling, not on import: the
+    engine's ``params_class``), or None. Looked up while compiling, not on import: the
     games' modules import this one."""
     instance_class = getattr(params_type, "instance_class", None)
     for game in GAMES.values():
-        rollouts = game.rollouts()
-        if rollouts.params_class is instance_class:
-            return rollouts.compiled
+        if game.engine().params_class is instance_class:
+            return game.rollouts().compiled
     return None
 
 

@@ -25,7 +25,6 @@ from spinner_env.batched.core import CompiledRules
 from spinner_env.batched.mexican_train import (
     MEXICAN_TRAIN,
     BatchedMexicanTrain,
-    Params,
     _finish_round,
     _legal_mask,
     _observe,
@@ -114,8 +113,6 @@ class MexicanTrainRollouts(BatchedRollouts):
     ``MexicanTrainWeights.as_array()``)."""
 
     engine = BatchedMexicanTrain
-    rules_class = MexicanTrainRules
-    params_class = Params
     compiled = CompiledRules(
         _start_episode, _legal_mask, _play, _finish_round, _observe, compiled_action
     )

@@ -138,8 +138,8 @@ def match_fields(game: np.void, num_players: int, tiles: Sequence[Tile]) -> dict
 class BatchedRollouts(ABC):
     """Positions of one game played out together by a compiled policy.
 
-    A game subclasses it with its batched engine (its record and sizes), its rules
-    class, its ``Params``, its :class:`CompiledRules`, :meth:`load_state` (which
+    A game subclasses it with its batched engine (its record, sizes, rules class and
+    ``Params``), its :class:`CompiledRules`, :meth:`load_state` (which
     :func:`load_hands` starts) and :meth:`state_of`, and names the subclass in its
     ``spinner_env.games.GameSpec`` (``rollouts_path``), where the compiled loop finds it.
 
@@ -154,8 +154,6 @@ class BatchedRollouts(ABC):
     """
 
     engine: ClassVar[type[BatchedEngine]]
-    rules_class: ClassVar[type]
-    params_class: ClassVar[Any]
     compiled: ClassVar[CompiledRules]
 
     def __init__(
@@ -166,8 +164,9 @@ class BatchedRollouts(ABC):
         *,
         to_match_end: bool = False,
     ) -> None:
-        if not isinstance(rules, self.rules_class):
-            raise ValueError(f"rules must be {self.rules_class.__name__}, got {rules!r}")
+        rules_class = self.engine.rules_class
+        if not isinstance(rules, rules_class):
+            raise ValueError(f"rules must be {rules_class.__name__}, got {rules!r}")
         self.num_players = rules.num_players
         self.to_match_end = to_match_end
         self.games = np.zeros(0, self.engine.game_dtype)
@@ -177,7 +176,9 @@ class BatchedRollouts(ABC):
         self.seeds = np.zeros(0, np.uint64)
         episode = "match" if to_match_end else "hand"
         reward = "match" if to_match_end else "hand_score"
-        self.params = engine_params(self.params_class, rules, reward, episode, learner_seat=0)
+        self.params = engine_params(
+            self.engine.params_class, rules, reward, episode, learner_seat=0
+        )
 
     @classmethod
     def playing_as(

@@ -24,7 +24,6 @@ from spinner_env.batched.rollout import BatchedRollouts, load_hands, match_field
 from spinner_env.batched.spinner import (
     NO_END,
     BatchedSpinner,
-    Params,
     _finish_hand,
     _legal_mask,
     _observe,
@@ -104,8 +103,6 @@ class SpinnerRollouts(BatchedRollouts):
     ``ExpertAgent.compiled_weights()``)."""
 
     engine = BatchedSpinner
-    rules_class = SpinnerRules
-    params_class = Params
     compiled = CompiledRules(
         _start_episode, _legal_mask, _play, _finish_hand, _observe, compiled_action
     )
