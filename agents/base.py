@@ -152,6 +152,13 @@ class Agent(ABC):
         by decision; a subclass that decides otherwise declares None."""
         return None
 
+    def batched_twin(self, rules: Any) -> Any | None:
+        """A batched policy (``act_batch(observations, masks)``) that decides as this agent
+        does under ``rules``, for an agent with no compiled twin; None: the batched engine
+        asks the agent itself, one game at a time. Tests hold it to the agent decision by
+        decision, as a compiled twin."""
+        return None
+
     def act(
         self,
         observation: np.ndarray | None,

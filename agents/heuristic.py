@@ -18,6 +18,7 @@ Every legal placement gets a score, and the best is played:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from spinner_env.agents.base import EngineView, ScoringAgent, lateness
@@ -113,6 +114,12 @@ class HeuristicAgent(ScoringAgent):
         if isinstance(rules, MexicanTrainRules):
             return self._mexican_train.compiled_twin(rules)
         return CompiledPlayer("heuristic", self.compiled_weights())
+
+    def batched_twin(self, rules: object) -> Any | None:
+        """In Mexican Train its Mexican Train player's (the expert's compiled play)."""
+        if isinstance(rules, MexicanTrainRules):
+            return self._mexican_train.batched_twin(rules)
+        return None
 
     def count_hand(self, game: SpinnerState) -> HandCounts:
         """What :meth:`score` reads of the seat to act's hand, counted once per decision."""

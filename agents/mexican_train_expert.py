@@ -29,7 +29,10 @@ players think of their hand:
   in, M7); a double it is unlikely to satisfy binds it to draw and pass.
 
 It reads only what a player may know (M7): its own hand, the trains and markers, the
-unsatisfied doubles, the voids shown, hand sizes. It is deterministic.
+unsatisfied doubles, the voids shown, hand sizes, all of which the seat's observation
+shows; it is deterministic. Its compiled twin,
+:mod:`spinner_env.batched.mexican_train_expert`, values the same placements from the
+observation alone, for many positions at a time.
 """
 
 from __future__ import annotations
@@ -37,15 +40,19 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
+import numpy as np
 from spinner_env.agents.base import lateness
 from spinner_env.agents.mexican_train_heuristic import MexicanTrainPlayer
 
+from spinner_env.batched.mexican_train_weights import EXPERT_WEIGHT_NAMES
 from spinner_env.mexican_train import (
     ALL_TILES,
     MEXICAN,
     NUM_VALUES,
     MexicanTile,
+    MexicanTrainRules,
     MexicanTrainState,
     Place,
 )
@@ -75,6 +82,11 @@ class MexicanTrainExpertWeights:
     block_next: float = 10.0
     """Times the chance that the next seat cannot place after our turn."""
 
+    def as_array(self) -> np.ndarray:
+        """The weights as the compiled expert reads them (float64, in the order of
+        ``spinner_env.batched.mexican_train_weights.EXPERT_WEIGHT_NAMES``)."""
+        return np.array([getattr(self, name) for name in EXPERT_WEIGHT_NAMES], np.float64)
+
 
 class MexicanTrainExpertAgent(MexicanTrainPlayer):
     """The expert Mexican Train player (see the module docstring)."""
@@ -86,6 +98,16 @@ class MexicanTrainExpertAgent(MexicanTrainPlayer):
     ) -> None:
         super().__init__(seed)
         self.weights = weights or MexicanTrainExpertWeights()
+
+    def batched_twin(self, rules: object) -> Any | None:
+        """The compiled expert with these weights (it reads the observation), in Mexican
+        Train."""
+        if not isinstance(rules, MexicanTrainRules):
+            return None
+        # numba loads only when a batched engine asks for the twin.
+        from spinner_env.batched.mexican_train_expert import MexicanTrainExpertPolicy
+
+        return MexicanTrainExpertPolicy(self.weights.as_array(), rules.double_blank_50, self.name)
 
     def scores(self, game: MexicanTrainState, moves: list[Place]) -> list[float]:
         outlook = NextSeat(game)
@@ -102,7 +124,7 @@ class MexicanTrainExpertAgent(MexicanTrainPlayer):
         score = 0.0
         if move.train != 0 and move.train != MEXICAN:
             score -= self.weights.marked_train
-        if after.current == me and not after.hand_over:  # the extra placement (M5.2)
+        if move.tile.is_double:  # the extra placement (M5.2)
             follow_ups = after.placements()
             if follow_ups:
                 return score + max(self.value(after, m, outlook) for m in follow_ups)
@@ -114,7 +136,9 @@ class MexicanTrainExpertAgent(MexicanTrainPlayer):
     def position(self, game: MexicanTrainState, me: int, outlook: NextSeat) -> float:
         """The worth to ``me`` of ``game`` once ``me``'s placements are made."""
         w = self.weights
-        hand = game.hands[me]
+        # In tile order, as the observation shows it: the order tiles sit in a hand
+        # must not change the plan (equal chains, the search's node budget).
+        hand = sorted(game.hands[me], key=lambda tile: tile.index)
         own = game.trains[me]
         plan = longest_chain(hand, own.open_end, game.tile_points)
         planned = set(plan)
@@ -126,8 +150,8 @@ class MexicanTrainExpertAgent(MexicanTrainPlayer):
         score -= points * (w.points + w.late_points * lateness(game.hands, me, w.late_hand_size))
         if own.marker or me in game.unsatisfied:
             score -= w.exposed * len(plan)
-        if not game.hand_over:
-            score += w.block_next * outlook.stuck_chance(ends_for_next(game, me))
+        # Counted even where the round is blocked (M6.1): only the hidden hands tell.
+        score += w.block_next * outlook.stuck_chance(ends_for_next(game, me))
         return score
 
 

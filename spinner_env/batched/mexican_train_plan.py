@@ -57,10 +57,12 @@ _FITS = PLAN_SLICES["fits_elsewhere"].start
 
 
 @njit(cache=True)
-def _longest_chain(hand: np.ndarray, end: int, chain: np.ndarray, max_nodes: int) -> int:
+def _longest_chain(
+    hand: np.ndarray, end: int, chain: np.ndarray, max_nodes: int, points: np.ndarray
+) -> int:
     """``longest_chain``'s search over ``hand`` (bools by tile index) from ``end``,
-    visiting at most ``max_nodes`` partial chains; the chain's tiles go to ``chain``,
-    their number is returned."""
+    visiting at most ``max_nodes`` partial chains, a chain's weight the sum of its tiles'
+    ``points``; the chain's tiles go to ``chain``, their number is returned."""
     by_value = np.empty((NUM_VALUES, NUM_TILES), np.int64)
     count = np.zeros(NUM_VALUES, np.int64)
     for tile in range(NUM_TILES):
@@ -98,7 +100,7 @@ def _longest_chain(hand: np.ndarray, end: int, chain: np.ndarray, max_nodes: int
         used[tile] = True
         depth += 1
         ends[depth] = TILE_PIPS[tile] - value
-        weights[depth] = weights[depth - 1] + TILE_PIPS[tile]
+        weights[depth] = weights[depth - 1] + points[tile]
         next_candidate[depth] = 0
         visited += 1
         if depth > best_length or (depth == best_length and weights[depth] > best_weight):
@@ -137,7 +139,7 @@ def _plan_features(observations: np.ndarray, max_nodes: int) -> np.ndarray:
         if not hand.any():
             continue
         ends = _open_ends(obs)
-        length = _longest_chain(hand, ends[0], chain, max_nodes)
+        length = _longest_chain(hand, ends[0], chain, max_nodes, TILE_PIPS)
         for k in range(length):
             out[row, _PLANNED + chain[k]] = 1.0
             out[row, _ORDER + chain[k]] = 1.0 - k / CHAIN_SCALE

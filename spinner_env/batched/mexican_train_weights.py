@@ -1,7 +1,9 @@
-"""The names of the weights the compiled Mexican Train heuristic reads
-(:mod:`~spinner_env.batched.mexican_train_opponents`), in the order it reads them.
+"""The names of the weights the compiled Mexican Train heuristic
+(:mod:`~spinner_env.batched.mexican_train_opponents`) and expert
+(:mod:`~spinner_env.batched.mexican_train_expert`) read, in the order they read them.
 
-``MexicanTrainWeights.as_array()`` writes its weights in this order. The names sit apart
+``MexicanTrainWeights.as_array()`` and ``MexicanTrainExpertWeights.as_array()`` write their
+weights in these orders. The names sit apart
 from the compiled code, which imports numba, so that the agents read them without the
 train extra.
 """
@@ -21,5 +23,17 @@ WEIGHT_NAMES: tuple[str, ...] = (
 )
 """The ``MexicanTrainWeights`` fields in the order the compiled code reads them."""
 NUM_WEIGHTS = len(WEIGHT_NAMES)
+EXPERT_WEIGHT_NAMES: tuple[str, ...] = (
+    "orphan",
+    "stranded",
+    "points",
+    "late_points",
+    "late_hand_size",
+    "exposed",
+    "marked_train",
+    "block_next",
+)
+"""The ``MexicanTrainExpertWeights`` fields in the order the compiled expert reads them."""
+NUM_EXPERT_WEIGHTS = len(EXPERT_WEIGHT_NAMES)
 
-__all__ = ["NUM_WEIGHTS", "WEIGHT_NAMES"]
+__all__ = ["EXPERT_WEIGHT_NAMES", "NUM_EXPERT_WEIGHTS", "NUM_WEIGHTS", "WEIGHT_NAMES"]

@@ -4,11 +4,11 @@ numba keys a cached function by the source file that defines it, and nothing els
 compiled modules of this subpackage (``core``, whose shared loops, like ``rollout``'s,
 compile the functions each game's rollout module names; Spinner's ``spinner``,
 ``spinner_heuristic`` and ``spinner_opponents``; Mexican Train's ``mexican_train``,
-``mexican_train_opponents`` and ``mexican_train_plan``) inline each other's functions and
-freeze tables built in ``tiles``, the ``*_weights`` names, the rules engines and the envs,
-so an edit to one of those files would leave the others running stale compiled code from
-``__pycache__``. Each compiled module therefore calls :func:`drop_stale_cache` when it is
-imported, before anything is compiled or loaded.
+``mexican_train_opponents``, ``mexican_train_plan`` and ``mexican_train_expert``) inline
+each other's functions and freeze tables built in ``tiles``, the ``*_weights`` names, the
+rules engines and the envs, so an edit to one of those files would leave the others
+running stale compiled code from ``__pycache__``. Each compiled module therefore calls
+:func:`drop_stale_cache` when it is imported, before anything is compiled or loaded.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ COMPILED_FROM = (
     "batched/mexican_train_opponents.py",
     "batched/mexican_train_weights.py",
     "batched/mexican_train_plan.py",
+    "batched/mexican_train_expert.py",
     "batched/rollout.py",
     "batched/spinner_rollout.py",
     "batched/mexican_train_rollout.py",

@@ -212,7 +212,7 @@ def as_batched(opponent: Any, rules: Rules | None = None) -> BatchedPolicy | Age
         )
     twin = opponent.compiled_twin(rules)
     if twin is None:
-        return AgentPolicy(opponent, rules)
+        return opponent.batched_twin(rules) or AgentPolicy(opponent, rules)
     if twin.kind == "random":
         return RandomPolicy(int(opponent.rng.integers(2**63)))
     opponents = _game(rules).opponents()
