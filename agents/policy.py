@@ -6,8 +6,9 @@ a JSON object and raw numbers, so a file from anywhere cannot run code. The head
 what the tensors are for (:class:`PolicyHeader`: the game, the network's input size, the
 number of actions, the network's layers and activation, the observation features it reads
 beside the observation (:mod:`spinner_env.agents.features`), what its value head predicts
-(:class:`ValueTarget`), the format version), and the loader checks it against the game it
-is asked to play before any move is made.
+(:class:`ValueTarget`), the action prior added to its logits (:class:`ActionPrior`), the
+format version), and the loader checks it against the game it is asked to play before
+any move is made.
 
 The value head is the network's critic: from a seat's observation, the return that seat
 can expect from there under the reward, episode and discount its header names (with the
@@ -39,9 +40,10 @@ from gymnasium import spaces
 from safetensors import SafetensorError, safe_open
 from safetensors.torch import save as safetensors_bytes
 from sb3_contrib import MaskablePPO
+from sb3_contrib.common.maskable.distributions import MaskableDistribution
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from spinner_env.agents.base import Agent, AgentView, EngineView, MoveView
-from spinner_env.agents.features import FEATURES, ObservationFeatures
+from spinner_env.agents.features import FEATURES, ActionPrior, ObservationFeatures
 from stable_baselines3.common.torch_layers import FlattenExtractor
 
 from spinner_env.aec import Encoding
@@ -49,11 +51,11 @@ from spinner_env.files import write_bytes_atomic
 from spinner_env.games import GAMES, game_named_in_files
 
 FORMAT = "spinner-env-policy"
-FORMAT_VERSION = 3
-READABLE_VERSIONS = (1, 2, 3)
-"""Format 2 added the header's ``features``, format 3 its ``value``; older files (none of
-them) load as before."""
-_FIELDS_SINCE = {"features": 2, "value": 3}
+FORMAT_VERSION = 4
+READABLE_VERSIONS = (1, 2, 3, 4)
+"""Format 2 added the header's ``features``, format 3 its ``value``, format 4 its
+``prior``; older files load as before."""
+_FIELDS_SINCE = {"features": 2, "value": 3, "prior": 4}
 """Header fields newer than format 1, by the version that added them."""
 SUFFIX = ".safetensors"
 
@@ -86,6 +88,62 @@ class ValueTarget:
         return f"the {self.reward} return per {self.episode}, discounted by {self.gamma}"
 
 
+class PriorPolicy(MaskableActorCriticPolicy):
+    """MaskablePPO's MLP actor-critic with an :class:`ActionPrior`: the action logits are
+    the actor's plus ``prior.scale`` times the input's ``prior_slice``. The actor's output
+    layer starts at zero, so an untrained policy plays as its prior."""
+
+    def __init__(
+        self, *args: Any, prior: ActionPrior, prior_slice: tuple[int, int], **kwargs: Any
+    ) -> None:
+        self.prior = prior
+        self.prior_slice = tuple(prior_slice)
+        super().__init__(*args, **kwargs)
+        if not self.share_features_extractor:
+            raise ValueError("a policy with a prior shares its features extractor")
+        torch.nn.init.zeros_(self.action_net.weight)
+        torch.nn.init.zeros_(self.action_net.bias)
+
+    def _get_constructor_parameters(self) -> dict[str, Any]:
+        data = super()._get_constructor_parameters()
+        data.update(prior=self.prior, prior_slice=self.prior_slice)
+        return data
+
+    def prior_logits(self, obs: torch.Tensor) -> torch.Tensor:
+        start, stop = self.prior_slice
+        return self.prior.scale * obs[..., start:stop]
+
+    def _distribution(
+        self, obs: torch.Tensor, latent_pi: torch.Tensor, action_masks: Any
+    ) -> MaskableDistribution:
+        logits = self.action_net(latent_pi) + self.prior_logits(obs.float())
+        distribution = self.action_dist.proba_distribution(action_logits=logits)
+        if action_masks is not None:
+            distribution.apply_masking(action_masks)
+        return distribution
+
+    def forward(
+        self, obs: torch.Tensor, deterministic: bool = False, action_masks: Any = None
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        latent_pi, latent_vf = self.mlp_extractor(self.extract_features(obs))
+        distribution = self._distribution(obs, latent_pi, action_masks)
+        actions = distribution.get_actions(deterministic=deterministic)
+        log_prob = distribution.log_prob(actions)
+        return actions.reshape((-1, *self.action_space.shape)), self.value_net(latent_vf), log_prob
+
+    def evaluate_actions(
+        self, obs: torch.Tensor, actions: torch.Tensor, action_masks: Any = None
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+        latent_pi, latent_vf = self.mlp_extractor(self.extract_features(obs))
+        distribution = self._distribution(obs, latent_pi, action_masks)
+        return self.value_net(latent_vf), distribution.log_prob(actions), distribution.entropy()
+
+    def get_distribution(self, obs: torch.Tensor, action_masks: Any = None) -> MaskableDistribution:
+        features = super().extract_features(obs, self.pi_features_extractor)
+        latent_pi = self.mlp_extractor.forward_actor(features)
+        return self._distribution(obs, latent_pi, action_masks)
+
+
 @dataclass(frozen=True)
 class PolicyHeader:
     """What a policy file says about its tensors; every field is checked at load."""
@@ -104,6 +162,8 @@ class PolicyHeader:
     """The observation features the network reads after the observation, in order."""
     value: ValueTarget | None = None
     """What the critic predicts; None: the file makes no claim, and has no value head."""
+    prior: ActionPrior | None = None
+    """The action prior added to the actor's logits (one of ``features``); None: none."""
     format_version: int = FORMAT_VERSION
 
     @classmethod
@@ -135,6 +195,7 @@ class PolicyHeader:
             activation=names[0],
             features=tuple(features),
             value=value,
+            prior=getattr(policy, "prior", None),
         )
 
     @classmethod
@@ -188,6 +249,13 @@ class PolicyHeader:
                     f"value must be null or an object of reward, episode and gamma, got {value!r}"
                 )
             header["value"] = ValueTarget(**value)
+        prior = header.get("prior")
+        if prior is not None:
+            if not isinstance(prior, dict) or set(prior) != set(ActionPrior.__dataclass_fields__):
+                raise ValueError(
+                    f"prior must be null or an object of feature and scale, got {prior!r}"
+                )
+            header["prior"] = ActionPrior(**prior)
         header["policy_layers"] = tuple(header["policy_layers"])
         header["value_layers"] = tuple(header["value_layers"])
         return cls(**header)
@@ -198,9 +266,12 @@ class PolicyHeader:
     def check_plays(self, encoding: Encoding) -> None:
         """ValueError naming every field that does not fit the game ``encoding`` is for."""
         try:
-            input_size = ObservationFeatures(self.features, encoding).size
+            features = ObservationFeatures(self.features, encoding)
+            if self.prior is not None:
+                self.prior.check_fits(features, self.num_actions)
         except ValueError as err:
             raise ValueError(f"the policy does not fit {encoding.game_name}: {err}") from None
+        input_size = features.size
         wanted = {
             "game": encoding.game_name,
             "obs_size": input_size,
@@ -216,12 +287,22 @@ class PolicyHeader:
 
     def build(self) -> MaskableActorCriticPolicy:
         """An untrained policy of this shape, for the file's tensors to fill."""
-        return MaskableActorCriticPolicy(
+        kwargs: dict[str, Any] = {}
+        if self.prior is not None:
+            game = game_named_in_files(self.game)
+            if game is None:
+                raise ValueError(f"a prior {self.prior.feature!r} of no known game {self.game!r}")
+            where = self.prior.check_fits(
+                ObservationFeatures(self.features, game.encoding), self.num_actions
+            )
+            kwargs = {"prior": self.prior, "prior_slice": (where.start, where.stop)}
+        return (PriorPolicy if self.prior else MaskableActorCriticPolicy)(
             spaces.Box(-np.inf, np.inf, (self.obs_size,), np.float32),
             spaces.Discrete(self.num_actions),
             lr_schedule=lambda _: 0.0,
             net_arch={"pi": list(self.policy_layers), "vf": list(self.value_layers)},
             activation_fn=_ACTIVATIONS[self.activation][0],
+            **kwargs,
         )
 
 
@@ -317,6 +398,9 @@ class PolicyAgent(Agent):
         self.value_target = value_target
         self._layers = _numpy_layers(policy)
         self._value_layers = _numpy_layers(policy, critic=True)
+        self._prior: tuple[slice, float] | None = None
+        if isinstance(policy, PriorPolicy):
+            self._prior = (slice(*policy.prior_slice), float(policy.prior.scale))
 
     @classmethod
     def load(
@@ -378,14 +462,21 @@ class PolicyAgent(Agent):
         (observations along the first axis)."""
         x = self._network_input(observation)
         if self._layers is not None:
-            return _forward(self._layers, x)
+            logits = _forward(self._layers, x)
+            if self._prior is not None:
+                where, scale = self._prior
+                logits = logits + scale * x[..., where]
+            return logits
         policy = self.policy
         with torch.no_grad():
             obs = torch.as_tensor(x, device=policy.device)
             batch = obs if obs.ndim == 2 else obs[None]
             features = policy.extract_features(batch, policy.pi_features_extractor)
             latent = policy.mlp_extractor.forward_actor(features)
-            logits = policy.action_net(latent).cpu().numpy()
+            logits = policy.action_net(latent)
+            if isinstance(policy, PriorPolicy):
+                logits = logits + policy.prior_logits(batch)
+            logits = logits.cpu().numpy()
         return logits if obs.ndim == 2 else logits[0]
 
     def value(self, observation: np.ndarray) -> np.ndarray | float:

@@ -30,7 +30,7 @@ from typing import Any, Literal, TypeVar, Union
 
 import yaml
 from spinner_env.agents import COMMITTED, committed_policy
-from spinner_env.agents.features import ObservationFeatures
+from spinner_env.agents.features import ActionPrior, ObservationFeatures
 
 from spinner_env.games import game_spec
 
@@ -272,7 +272,10 @@ class TrainConfig:
     init_from: str | None = None
     features: list[str] = field(default_factory=list)
     """Observation features the policy reads beside the observation
-    (:mod:`spinner_env.agents.features`: ``plan`` in Mexican Train)."""
+    (:mod:`spinner_env.agents.features`: ``plan`` and ``expert`` in Mexican Train)."""
+    prior: ActionPrior | None = None
+    """An action prior, one of ``features``, added to the policy's logits (``feature`` and
+    ``scale``): the fresh policy plays as the prior's player and learns corrections."""
     pretrain: PretrainConfig | None = None
     league: LeagueConfig | None = None
     expert_iteration: ExpertIterationConfig | None = None
@@ -294,6 +297,8 @@ class TrainConfig:
             self.observation_features()
         except ValueError as error:
             raise ValueError(f"features: {error}") from None
+        if self.prior is not None:
+            self.prior_slice()
         if self.backend == "aec":
             raise ValueError(
                 "backend: the AEC backend was removed; training plays on the game's batched "
@@ -345,6 +350,18 @@ class TrainConfig:
         if not self.features:
             return None
         return ObservationFeatures(self.features, game_spec(self.game).encoding)
+
+    def prior_slice(self) -> slice | None:
+        """Where ``prior`` sits in the policy's input, None without a prior; ValueError for a
+        prior that is not one of ``features`` or not one value per action."""
+        if self.prior is None:
+            return None
+        encoding = game_spec(self.game).encoding
+        features = ObservationFeatures(self.features, encoding)
+        try:
+            return self.prior.check_fits(features, encoding.num_actions)
+        except ValueError as error:
+            raise ValueError(f"prior: {error}") from None
 
     def as_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

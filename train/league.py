@@ -278,7 +278,7 @@ class LeagueRun:
         # One TensorBoard run for the main agent across generations, open before the
         # first win rates are logged.
         if config.init_from:
-            init_weights(self.main, config.init_file(), config.game, config.features)
+            init_weights(self.main, config.init_file(), config.game, config.features, config.prior)
         self.main.set_logger(configure_logger(str(out / "tb" / config.name), ["tensorboard"]))
         self.exploiters = [
             Exploiter(f"exploiter{i + 1}", self._fresh_exploiter(i, 0))

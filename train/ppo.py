@@ -37,9 +37,15 @@ import yaml
 from sb3_contrib import MaskablePPO
 from spinner_env.agents import make_agent
 from spinner_env.agents.base import Agent
-from spinner_env.agents.features import ObservationFeatures
+from spinner_env.agents.features import ActionPrior, ObservationFeatures
 from spinner_env.agents.policy import SUFFIX as POLICY_SUFFIX
-from spinner_env.agents.policy import PolicyAgent, ValueTarget, load_policy, save_policy
+from spinner_env.agents.policy import (
+    PolicyAgent,
+    PriorPolicy,
+    ValueTarget,
+    load_policy,
+    save_policy,
+)
 from spinner_env.train.cli import ArgumentParser, fail_cleanly
 from spinner_env.train.config import TrainConfig, load_config, shipped_configs
 from spinner_env.train.evaluate import Estimate, tournament
@@ -136,21 +142,32 @@ def value_target(config: TrainConfig) -> ValueTarget:
 
 
 def make_model(config: TrainConfig, vec_env: VecEnv, tensorboard: Path, seed: int) -> MaskablePPO:
-    """A fresh MaskablePPO learner of the config's network and settings on ``vec_env``."""
+    """A fresh MaskablePPO learner of the config's network and settings on ``vec_env``
+    (with the config's ``prior``, a :class:`PriorPolicy` that starts as its prior)."""
+    kwargs = config.ppo.model_kwargs()
+    where = config.prior_slice()
+    if where is not None:
+        kwargs["policy_kwargs"].update(prior=config.prior, prior_slice=(where.start, where.stop))
     return MaskablePPO(
-        "MlpPolicy",
+        "MlpPolicy" if where is None else PriorPolicy,
         vec_env,
         seed=seed,
         device="cpu",
         tensorboard_log=str(tensorboard),
         verbose=0,
-        **config.ppo.model_kwargs(),
+        **kwargs,
     )
 
 
-def init_weights(model: MaskablePPO, path: Path, game: str, features: Sequence[str] = ()) -> None:
+def init_weights(
+    model: MaskablePPO,
+    path: Path,
+    game: str,
+    features: Sequence[str] = (),
+    prior: ActionPrior | None = None,
+) -> None:
     """Start ``model`` from saved weights (the rest of the config applies): a policy file
-    (``.safetensors``, the game's, its network and features the config's) or a
+    (``.safetensors``, the game's, its network, features and prior the config's) or a
     ``MaskablePPO.save`` ``.zip`` (its tensors only)."""
     if path.suffix != POLICY_SUFFIX:
         model.set_parameters(str(path), exact_match=True, device="cpu")
@@ -160,6 +177,10 @@ def init_weights(model: MaskablePPO, path: Path, game: str, features: Sequence[s
         raise ValueError(
             f"init_from: {str(path)!r} reads the features {list(header.features)}, "
             f"the config {list(features)}"
+        )
+    if header.prior != prior:
+        raise ValueError(
+            f"init_from: {str(path)!r} has the prior {header.prior}, the config {prior}"
         )
     try:
         model.policy.load_state_dict(policy.state_dict(), strict=True)
@@ -401,7 +422,7 @@ def train(
     if checkpoint is None:
         vec_env.seed(config.seed)
         if config.init_from:
-            init_weights(model, config.init_file(), config.game, config.features)
+            init_weights(model, config.init_file(), config.game, config.features, config.prior)
         clone_teacher(model, config, pool)
     else:
         # Weights and optimizer state as tensors, the step count from the JSON beside

@@ -1,0 +1,168 @@
+"""Action priors (spinner_env.agents.features.ActionPrior): Mexican Train's ``expert``
+feature scores each legal placement as the expert does (M7: from the observation alone),
+and a policy that adds it to its logits starts as the expert, keeps its prior through its
+file, its agent and its training."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from gymnasium import spaces
+from spinner_env.agents import make_agent
+from spinner_env.agents.features import ActionPrior, ObservationFeatures
+from spinner_env.agents.mexican_train_expert import MexicanTrainExpertAgent
+from spinner_env.agents.policy import PolicyAgent, PriorPolicy, load_policy, save_policy
+from spinner_env.train.ppo import train
+from test_imitate import mexican_train_config
+
+from spinner_env import mexican_train_v0
+from spinner_env.batched.mexican_train_expert import (
+    ADVANTAGE_POINTS,
+    expert_advantages,
+    legal_masks,
+)
+
+MEXICAN_TRAIN = mexican_train_v0.ENCODING
+EXPERT_PRIOR = ActionPrior("expert", 30.0)
+
+
+def positions(num_players: int, seed: int, count: int):
+    """``count`` decisions with a choice from random games of the AEC env, each with its
+    observation, mask and env (the game at that decision)."""
+    env = mexican_train_v0.raw_env(num_players=num_players)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    found = 0
+    for _ in env.agent_iter():
+        obs, _, termination, truncation, _ = env.last()
+        if termination or truncation:
+            env.step(None)
+            continue
+        mask = obs["action_mask"]
+        if mask.sum() > 1:
+            yield obs["observation"], mask, env
+            found += 1
+            if found == count:
+                return
+        env.step(int(rng.choice(np.flatnonzero(mask))))
+
+
+@pytest.mark.parametrize("num_players", [2, 4, 6])
+def test_the_expert_feature_is_the_experts_value_against_its_best(num_players):
+    """M3-M5: the legal placements read from the observation are the env's mask; each
+    one's feature is the expert's value less its best, over 30 points, in [-1, 0]; the
+    expert's own move scores 0, and every action it may not take -1."""
+    expert = MexicanTrainExpertAgent()
+    for obs, mask, env in positions(num_players, num_players, 150):
+        np.testing.assert_array_equal(legal_masks(obs[None])[0], mask)
+        feature = expert_advantages(obs[None])[0]
+        legal = np.flatnonzero(mask)
+        scores = np.array(expert.legal_scores(legal, env))
+        best = scores.max()
+        if np.isinf(best):
+            expected = np.where(scores == best, 0.0, -1.0)
+        else:
+            expected = np.clip((scores - best) / ADVANTAGE_POINTS, -1, 0)
+        np.testing.assert_allclose(feature[legal], expected, atol=1e-6)
+        assert feature[expert.act(obs, mask, env)] == 0
+        others = np.ones(MEXICAN_TRAIN.num_actions, bool)
+        others[legal] = False
+        assert (feature[others] == -1).all()
+
+
+def prior_policy(prior: ActionPrior = EXPERT_PRIOR) -> tuple[PriorPolicy, ObservationFeatures]:
+    """A small untrained policy that reads the observation, ``plan`` and ``expert``, with
+    ``prior`` on its logits."""
+    features = ObservationFeatures(["plan", "expert"], MEXICAN_TRAIN)
+    where = prior.check_fits(features, MEXICAN_TRAIN.num_actions)
+    policy = PriorPolicy(
+        spaces.Box(-np.inf, np.inf, (features.size,), np.float32),
+        spaces.Discrete(MEXICAN_TRAIN.num_actions),
+        lr_schedule=lambda _: 3e-4,
+        net_arch={"pi": [16], "vf": [12]},
+        prior=prior,
+        prior_slice=(where.start, where.stop),
+    )
+    return policy, features
+
+
+@pytest.mark.parametrize("num_players", [3, 4])
+def test_an_untrained_policy_with_the_expert_prior_plays_the_experts_moves(num_players):
+    policy, features = prior_policy()
+    agent = PolicyAgent(policy, features=features)
+    expert = MexicanTrainExpertAgent()
+    moves = [(agent.act(obs, mask), expert.act(obs, mask, env)) for obs, mask, env in
+             positions(num_players, 10 + num_players, 200)]  # fmt: skip
+    assert [mine for mine, _ in moves] == [theirs for _, theirs in moves]
+
+
+def test_a_prior_policy_file_keeps_its_prior_and_its_logits(tmp_path):
+    policy, features = prior_policy()
+    with torch.no_grad():  # a trained actor: the prior plus something of its own
+        policy.action_net.weight.normal_(0, 0.3)
+    path = save_policy(policy, tmp_path / "prior.safetensors", MEXICAN_TRAIN, features.names)
+    header = load_policy(path, MEXICAN_TRAIN)[1]
+    assert (header.prior, header.format_version) == (EXPERT_PRIOR, 4)
+    agent = make_agent(str(path), encoding=MEXICAN_TRAIN)
+    assert isinstance(agent.policy, PriorPolicy)
+    obs = np.stack([o for o, _, _ in positions(4, 3, 30)])
+    logits = agent.logits(obs)
+    x = torch.as_tensor(features(obs))
+    with torch.no_grad():
+        expected = policy.get_distribution(x).distribution.logits.numpy()
+    # The numpy forward's logits are the torch policy's up to a constant per row.
+    np.testing.assert_allclose(
+        logits - logits.max(axis=1, keepdims=True),
+        expected - expected.max(axis=1, keepdims=True),
+        atol=1e-4,
+    )
+    copy = PolicyAgent.frozen_copy(policy, "copy", features)
+    np.testing.assert_allclose(copy.logits(obs), logits, atol=1e-5)
+    shifted = PolicyAgent(policy, features=features).logits(obs) - prior_free_logits(policy, x)
+    np.testing.assert_allclose(shifted, 30.0 * x.numpy()[:, features.slice_of("expert")], atol=1e-4)
+
+
+def prior_free_logits(policy: PriorPolicy, x: torch.Tensor) -> np.ndarray:
+    with torch.no_grad():
+        latent = policy.mlp_extractor.forward_actor(policy.extract_features(x))
+        return policy.action_net(latent).numpy()
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"features": ["plan"]}, r"prior: the prior 'expert' is not among the features \['plan'\]"),
+        (
+            {"prior": {"feature": "plan", "scale": 1.0}},
+            r"prior: the prior 'plan' has 274 values, not one per action \(821\)",
+        ),
+        ({"prior": {"feature": "expert", "scale": 0}}, "prior.scale must be a positive number"),
+        ({"prior": {"feature": "chain", "scale": 1.0}}, "prior.feature must be an observation"),
+        ({"prior": "expert"}, "prior: expected"),
+    ],
+)
+def test_a_bad_prior_is_refused(changes, message):
+    config = {"features": ["plan", "expert"], "prior": {"feature": "expert", "scale": 30.0}}
+    with pytest.raises(ValueError, match=message):
+        mexican_train_config(**{**config, **changes})
+
+
+def test_a_run_with_a_prior_saves_a_policy_that_adds_it(tmp_path):
+    config = mexican_train_config(
+        features=["plan", "expert"],
+        prior={"feature": "expert", "scale": 30.0},
+        total_timesteps=64,
+        opponents={"baselines": {"expert": 1}},
+    )
+    path = train(config, tmp_path, progress_bar=False)
+    agent = make_agent(str(path), encoding=MEXICAN_TRAIN)
+    assert isinstance(agent.policy, PriorPolicy) and agent.policy.prior == EXPERT_PRIOR
+    restart = mexican_train_config(
+        features=["plan", "expert"],
+        prior={"feature": "expert", "scale": 10.0},
+        init_from=str(path),
+        total_timesteps=64,
+    )
+    with pytest.raises(ValueError, match=r"has the prior .*scale=30.0.*the config .*scale=10.0"):
+        train(restart, tmp_path / "again", progress_bar=False)
