@@ -12,12 +12,12 @@ Cloning the expert with ``plan`` beside the observation matches its moves far mo
 and wins far more matches, than from the observation alone (docs/league.md#mexican_train_4p
 has the figures and their commands).
 
-Mexican Train's ``expert`` is one value per action: how the hand-written expert values
-each legal placement against its best one
-(:func:`~spinner_env.batched.mexican_train_expert.expert_advantages`: 0 for its choice, down
-to -1 for a gap of 30 of its points or more, and for every other action). A policy whose
-file names it as its *prior* (:class:`~spinner_env.agents.policy.ActionPrior`) adds it to
-its action logits: it starts as the expert's play and learns corrections to it.
+Each game's ``expert`` is one value per action: how that game's hand-written expert values
+each legal placement against its best one (:func:`advantages`: 0 for its choice, down to -1
+for a gap of 30 of its points or more, and for every other action), from its compiled twin
+reading the observation. A policy whose file names it as its *prior*
+(:class:`ActionPrior`) adds it to its action logits: it starts as the expert's play and
+learns corrections to it.
 
 A feature reads the observation only (what the player may know, M7), so the same policy
 plays in the AEC env, the batched engine and the web game. A policy file names the
@@ -34,31 +34,76 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from spinner_env.agents.expert import ExpertWeights
+from spinner_env.agents.mexican_train_expert import MexicanTrainExpertWeights
 
-from spinner_env import mexican_train_v0
+from spinner_env import mexican_train_v0, spinner_v0
 from spinner_env.aec import Encoding
-from spinner_env.batched.mexican_train_expert import expert_advantages
+from spinner_env.batched import mexican_train_expert
 from spinner_env.batched.mexican_train_plan import PLAN_SIZE, plan_features
+from spinner_env.batched.spinner_heuristic import heuristic_scores_from_obs, legal_masks_from_obs
+
+ADVANTAGE_POINTS = 30.0
+"""The value gap, in a hand-written player's points, that :func:`advantages` scales to -1."""
+
+
+def advantages(values: np.ndarray) -> np.ndarray:
+    """Each action's value (rows of them; ``-inf`` for an action that is not legal, ``inf``
+    for going out) less the best of its row, over :data:`ADVANTAGE_POINTS`, clipped to
+    [-1, 0]: 0 for the best (every way of going out), -1 for the actions that are not legal
+    (all of them where nothing is valued) -> float32."""
+    best = values.max(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore"):  # inf - inf where the best goes out
+        gap = np.where(values == best, 0.0, (values - best) / ADVANTAGE_POINTS)
+    gap = np.where(np.isfinite(best), gap, np.where(values == np.inf, 0.0, -1.0))
+    return np.clip(gap, -1.0, 0.0).astype(np.float32)
+
+
+def spinner_expert_advantages(observations: np.ndarray) -> np.ndarray:
+    """Spinner's ``expert``: :func:`advantages` of the default expert's score of each legal
+    placement (``ExpertWeights()``), read from each row's observation."""
+    obs = np.ascontiguousarray(observations, np.float32)
+    weights = ExpertWeights().as_array()
+    return advantages(heuristic_scores_from_obs(obs, legal_masks_from_obs(obs), weights))
+
+
+def mexican_train_expert_advantages(observations: np.ndarray) -> np.ndarray:
+    """Mexican Train's ``expert``: :func:`advantages` of the default expert's value of each
+    legal placement (``MexicanTrainExpertWeights()``, without ``double_blank_50``, which the
+    observation does not show), read from each row's observation."""
+    weights = MexicanTrainExpertWeights().as_array()
+    legal = mexican_train_expert.legal_masks(observations)
+    return advantages(mexican_train_expert.expert_values(observations, legal, weights))
 
 
 @dataclass(frozen=True)
 class Feature:
-    """One named feature: the game whose observations it reads (an ``Encoding``'s
-    ``game_name``), its size, and the function from observations (rows) to its values
-    (rows of ``size``)."""
+    """One named feature of one game: the game whose observations it reads (an
+    ``Encoding``'s ``game_name``), its size, and the function from observations (rows) to
+    its values (rows of ``size``)."""
 
+    name: str
     game: str
     size: int
     compute: Callable[[np.ndarray], np.ndarray]
 
 
-FEATURES: dict[str, Feature] = {
-    "plan": Feature(mexican_train_v0.ENCODING.game_name, PLAN_SIZE, plan_features),
-    "expert": Feature(
-        mexican_train_v0.ENCODING.game_name, mexican_train_v0.NUM_ACTIONS, expert_advantages
+FEATURES: dict[str, dict[str, Feature]] = {}
+"""Every feature a policy may read, by the name configs and policy files use, then by the
+game whose observations it reads."""
+for _feature in (
+    Feature("plan", mexican_train_v0.ENCODING.game_name, PLAN_SIZE, plan_features),
+    Feature(
+        "expert",
+        mexican_train_v0.ENCODING.game_name,
+        mexican_train_v0.NUM_ACTIONS,
+        mexican_train_expert_advantages,
     ),
-}
-"""Every feature a policy may read, by the name configs and policy files use."""
+    Feature(
+        "expert", spinner_v0.ENCODING.game_name, spinner_v0.NUM_ACTIONS, spinner_expert_advantages
+    ),
+):
+    FEATURES.setdefault(_feature.name, {})[_feature.game] = _feature
 
 
 @dataclass(frozen=True)
@@ -105,32 +150,33 @@ class ObservationFeatures:
 
     def __init__(self, names: Sequence[str], encoding: Encoding) -> None:
         names = tuple(names)
+        game = encoding.game_name
         for name in names:
-            feature = FEATURES.get(name)
-            if feature is None:
+            by_game = FEATURES.get(name)
+            if by_game is None:
                 raise ValueError(
                     f"no observation feature {name!r}; the features are {', '.join(FEATURES)}"
                 )
-            if feature.game != encoding.game_name:
+            if game not in by_game:
                 raise ValueError(
-                    f"the observation feature {name!r} reads {feature.game} observations, "
-                    f"not {encoding.game_name}"
+                    f"the observation feature {name!r} reads {' or '.join(by_game)} "
+                    f"observations, not {game}"
                 )
         if len(set(names)) != len(names):
             raise ValueError(f"observation features are named twice: {list(names)}")
         self.names = names
+        self._features = [FEATURES[name][game] for name in names]
         self.obs_size = encoding.obs_size
-        self.size = encoding.obs_size + sum(FEATURES[name].size for name in names)
+        self.size = encoding.obs_size + sum(feature.size for feature in self._features)
 
     def slice_of(self, name: str) -> slice:
         """Where the feature ``name`` sits in the network's input; ValueError if it is not
         one of :attr:`names`."""
         if name not in self.names:
             raise ValueError(f"the feature {name!r} is not among {list(self.names)}")
-        start = self.obs_size
-        for other in self.names[: self.names.index(name)]:
-            start += FEATURES[other].size
-        return slice(start, start + FEATURES[name].size)
+        index = self.names.index(name)
+        start = self.obs_size + sum(feature.size for feature in self._features[:index])
+        return slice(start, start + self._features[index].size)
 
     def __call__(self, observations: np.ndarray) -> np.ndarray:
         """One observation (1-D) or a batch (rows), each with the features after it."""
@@ -138,6 +184,6 @@ class ObservationFeatures:
         if not self.names:
             return x
         rows = x if x.ndim == 2 else x[None]
-        extra = [FEATURES[name].compute(rows) for name in self.names]
+        extra = [feature.compute(rows) for feature in self._features]
         out = np.concatenate([rows, *extra], axis=1)
         return out if x.ndim == 2 else out[0]

@@ -10,27 +10,31 @@ import pytest
 import torch
 from gymnasium import spaces
 from spinner_env.agents import make_agent
-from spinner_env.agents.features import ActionPrior, ObservationFeatures
+from spinner_env.agents.expert import ExpertAgent
+from spinner_env.agents.features import (
+    ADVANTAGE_POINTS,
+    ActionPrior,
+    ObservationFeatures,
+    mexican_train_expert_advantages,
+    spinner_expert_advantages,
+)
 from spinner_env.agents.mexican_train_expert import MexicanTrainExpertAgent
 from spinner_env.agents.policy import PolicyAgent, PriorPolicy, load_policy, save_policy
 from spinner_env.train.ppo import train
 from test_imitate import mexican_train_config
 
-from spinner_env import mexican_train_v0
-from spinner_env.batched.mexican_train_expert import (
-    ADVANTAGE_POINTS,
-    expert_advantages,
-    legal_masks,
-)
+from spinner_env import mexican_train_v0, spinner_v0
+from spinner_env.batched.mexican_train_expert import legal_masks
+from spinner_env.batched.spinner_heuristic import legal_masks_from_obs
 
 MEXICAN_TRAIN = mexican_train_v0.ENCODING
 EXPERT_PRIOR = ActionPrior("expert", 30.0)
 
 
-def positions(num_players: int, seed: int, count: int):
-    """``count`` decisions with a choice from random games of the AEC env, each with its
-    observation, mask and env (the game at that decision)."""
-    env = mexican_train_v0.raw_env(num_players=num_players)
+def positions(num_players: int, seed: int, count: int, game=mexican_train_v0):
+    """``count`` decisions with a choice from random games of the ``game``'s AEC env, each
+    with its observation, mask and env (the game at that decision)."""
+    env = game.raw_env(num_players=num_players)
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     found = 0
@@ -48,15 +52,26 @@ def positions(num_players: int, seed: int, count: int):
         env.step(int(rng.choice(np.flatnonzero(mask))))
 
 
+GAMES = {
+    "mexican_train": (
+        mexican_train_v0, MexicanTrainExpertAgent, legal_masks, mexican_train_expert_advantages
+    ),
+    "spinner": (spinner_v0, ExpertAgent, legal_masks_from_obs, spinner_expert_advantages),
+}
+
+
+@pytest.mark.parametrize("game", GAMES)
 @pytest.mark.parametrize("num_players", [2, 4, 6])
-def test_the_expert_feature_is_the_experts_value_against_its_best(num_players):
-    """M3-M5: the legal placements read from the observation are the env's mask; each
-    one's feature is the expert's value less its best, over 30 points, in [-1, 0]; the
-    expert's own move scores 0, and every action it may not take -1."""
-    expert = MexicanTrainExpertAgent()
-    for obs, mask, env in positions(num_players, num_players, 150):
-        np.testing.assert_array_equal(legal_masks(obs[None])[0], mask)
-        feature = expert_advantages(obs[None])[0]
+def test_the_expert_feature_is_the_experts_value_against_its_best(game, num_players):
+    """M3-M5 and S4-S6: the legal actions read from the observation are the env's mask;
+    each legal placement's feature is the game's expert's value of it less its best, over
+    30 points, in [-1, 0]; the expert's own move scores 0, and every action it may not
+    take -1."""
+    module, expert_class, masks_of, feature_of = GAMES[game]
+    expert = expert_class()
+    for obs, mask, env in positions(num_players, num_players, 150, module):
+        np.testing.assert_array_equal(masks_of(obs[None])[0], mask)
+        feature = feature_of(obs[None])[0]
         legal = np.flatnonzero(mask)
         scores = np.array(expert.legal_scores(legal, env))
         best = scores.max()
@@ -66,19 +81,21 @@ def test_the_expert_feature_is_the_experts_value_against_its_best(num_players):
             expected = np.clip((scores - best) / ADVANTAGE_POINTS, -1, 0)
         np.testing.assert_allclose(feature[legal], expected, atol=1e-6)
         assert feature[expert.act(obs, mask, env)] == 0
-        others = np.ones(MEXICAN_TRAIN.num_actions, bool)
+        others = np.ones(module.ENCODING.num_actions, bool)
         others[legal] = False
         assert (feature[others] == -1).all()
 
 
-def prior_policy(prior: ActionPrior = EXPERT_PRIOR) -> tuple[PriorPolicy, ObservationFeatures]:
-    """A small untrained policy that reads the observation, ``plan`` and ``expert``, with
-    ``prior`` on its logits."""
-    features = ObservationFeatures(["plan", "expert"], MEXICAN_TRAIN)
-    where = prior.check_fits(features, MEXICAN_TRAIN.num_actions)
+def prior_policy(
+    prior: ActionPrior = EXPERT_PRIOR, encoding=MEXICAN_TRAIN, names=("plan", "expert")
+) -> tuple[PriorPolicy, ObservationFeatures]:
+    """A small untrained policy of ``encoding``'s game that reads the observation and the
+    features ``names``, with ``prior`` on its logits."""
+    features = ObservationFeatures(names, encoding)
+    where = prior.check_fits(features, encoding.num_actions)
     policy = PriorPolicy(
         spaces.Box(-np.inf, np.inf, (features.size,), np.float32),
-        spaces.Discrete(MEXICAN_TRAIN.num_actions),
+        spaces.Discrete(encoding.num_actions),
         lr_schedule=lambda _: 3e-4,
         net_arch={"pi": [16], "vf": [12]},
         prior=prior,
@@ -87,13 +104,15 @@ def prior_policy(prior: ActionPrior = EXPERT_PRIOR) -> tuple[PriorPolicy, Observ
     return policy, features
 
 
+@pytest.mark.parametrize("game", GAMES)
 @pytest.mark.parametrize("num_players", [3, 4])
-def test_an_untrained_policy_with_the_expert_prior_plays_the_experts_moves(num_players):
-    policy, features = prior_policy()
+def test_an_untrained_policy_with_the_expert_prior_plays_the_experts_moves(game, num_players):
+    module, expert_class, _, _ = GAMES[game]
+    policy, features = prior_policy(encoding=module.ENCODING, names=("expert",))
     agent = PolicyAgent(policy, features=features)
-    expert = MexicanTrainExpertAgent()
+    expert = expert_class()
     moves = [(agent.act(obs, mask), expert.act(obs, mask, env)) for obs, mask, env in
-             positions(num_players, 10 + num_players, 200)]  # fmt: skip
+             positions(num_players, 10 + num_players, 200, module)]  # fmt: skip
     assert [mine for mine, _ in moves] == [theirs for _, theirs in moves]
 
 

@@ -20,15 +20,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from spinner_env.agents.expert import ExpertAgent, ExpertWeights
 from spinner_env.agents.heuristic import HeuristicAgent
+from spinner_env.agents.mexican_train_expert import MexicanTrainExpertWeights
 from spinner_env.train.config import TrainConfig
 from spinner_env.train.ppo import make_pool, make_training_env
 from test_batched import check_learner_batch_against_single_agent_env
 from test_batched_heuristic import check_compiled_chooses_as
 from test_train import tiny_config
 
+from spinner_env.batched.mexican_train_expert import MexicanTrainExpertPolicy
 from spinner_env.batched.spinner_heuristic import EXPERT_WEIGHT_NAMES
 from spinner_env.batched.spinner_opponents import HeuristicPolicy
-from spinner_env.batched.vector import AgentPolicy, as_batched
+from spinner_env.batched.vector import as_batched
 from spinner_env.mexican_train import MexicanTrainRules
 from spinner_env.spinner import SpinnerRules
 
@@ -94,8 +96,8 @@ def test_compiled_expert_chooses_as_the_agent_in_every_variant(
 
 def test_the_expert_maps_to_its_compiled_weights() -> None:
     """By name and as an agent (its weights); a heuristic holding expert weights reads
-    none of the expert's own; the Mexican Train expert has no compiled twin, so there it
-    plays as itself through the reference state, never as the compiled heuristic."""
+    none of the expert's own; in Mexican Train the expert plays as its own compiled twin
+    (its Mexican Train weights), never as the compiled heuristic."""
     default = as_batched("expert")
     assert isinstance(default, HeuristicPolicy) and default.name == "expert"
     np.testing.assert_array_equal(default.weights, ExpertWeights().as_array())
@@ -107,14 +109,15 @@ def test_the_expert_maps_to_its_compiled_weights() -> None:
     assert not heuristic.weights[-len(EXPERT_WEIGHT_NAMES) :].any()
     for expert in ("expert", ExpertAgent()):
         policy = as_batched(expert, MexicanTrainRules())
-        assert isinstance(policy, AgentPolicy) and isinstance(policy.agent, ExpertAgent)
+        assert isinstance(policy, MexicanTrainExpertPolicy)
+        np.testing.assert_array_equal(policy.weights, MexicanTrainExpertWeights().as_array())
 
 
 @pytest.mark.parametrize(("num_players", "episode"), [(2, "match"), (4, "hand")])
 def test_the_mexican_train_expert_plays_in_the_batch_as_on_the_reference_engine(
     num_players: int, episode: str
 ) -> None:
-    """Its seats in a ``LearnerBatch`` (read back from the records, ``AgentPolicy``) make
+    """Its seats in a ``LearnerBatch`` (its compiled twin, reading the observations) make
     the moves it makes in ``SingleAgentEnv``, game for game."""
     rules = MexicanTrainRules(num_players=num_players, num_rounds=2)
     check_learner_batch_against_single_agent_env(

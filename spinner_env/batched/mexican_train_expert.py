@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from spinner_env.agents.mexican_train_expert import CHAIN_SEARCH_NODES, MexicanTrainExpertWeights
+from spinner_env.agents.mexican_train_expert import CHAIN_SEARCH_NODES
 from spinner_env.batched.mexican_train import (
     _BONEYARD,
     _DOUBLE_BLANK,
@@ -400,24 +400,6 @@ def _legal_masks(obs: np.ndarray) -> np.ndarray:
     return masks
 
 
-ADVANTAGE_POINTS = 30.0
-"""The value gap, in the expert's points, that :func:`expert_advantages` scales to -1."""
-
-
-def expert_advantages(obs: np.ndarray) -> np.ndarray:
-    """Each placement's value to the default expert (``MexicanTrainExpertWeights()``, the
-    standard scoring) relative to the best legal one, over :data:`ADVANTAGE_POINTS` and
-    clipped to [-1, 0]: 0 for the expert's choice (every way of going out, M6.1), -1 for
-    the other actions (all of them where no placement is legal); (N, observation size) ->
-    (N, actions) float32."""
-    values = expert_values(obs, legal_masks(obs), MexicanTrainExpertWeights().as_array())
-    best = values.max(axis=1, keepdims=True)
-    with np.errstate(invalid="ignore"):  # inf - inf where the best goes out
-        gap = np.where(values == best, 0.0, (values - best) / ADVANTAGE_POINTS)
-    gap = np.where(np.isfinite(best), gap, np.where(values == np.inf, 0.0, -1.0))
-    return np.clip(gap, -1.0, 0.0).astype(np.float32)
-
-
 def expert_actions(
     obs: np.ndarray, mask: np.ndarray, weights: np.ndarray, double_blank_50: bool = False
 ) -> np.ndarray:
@@ -455,11 +437,4 @@ class MexicanTrainExpertPolicy:
 
 drop_stale_cache(_values)  # before anything compiled is loaded (see numba_cache)
 
-__all__ = [
-    "ADVANTAGE_POINTS",
-    "MexicanTrainExpertPolicy",
-    "expert_actions",
-    "expert_advantages",
-    "expert_values",
-    "legal_masks",
-]
+__all__ = ["MexicanTrainExpertPolicy", "expert_actions", "expert_values", "legal_masks"]

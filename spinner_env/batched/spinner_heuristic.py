@@ -29,11 +29,15 @@ from spinner_env.batched.spinner import (
     ACTION_END,
     ACTION_OPENS,
     ACTION_TILE,
+    GAME,
+    MAX_UNFILLED,
     NUM_TILES,
     TILE_FITS,
     TILE_HIGH,
     TILE_LOW,
     TILE_POINTS,
+    Params,
+    _legal_mask,
 )
 from spinner_env.batched.spinner_weights import (
     EXPERT_WEIGHT_NAMES,
@@ -70,6 +74,8 @@ _UNFILLED = OBSERVATION_SLICES["unfilled"].start
 _SIZES = OBSERVATION_SLICES["hand_sizes"].start
 _SEATS = OBSERVATION_SLICES["seats"].start
 _NEXT_VOIDS = OBSERVATION_SLICES["voids"].start + NUM_VALUES  # relative seat 1's row
+_BONEYARD = OBSERVATION_SLICES["boneyard"].start
+_DREW = OBSERVATION_SLICES["drew"].start
 _NO_TILES = np.zeros(0, np.int64)
 """The heuristic's ``Outlook.possible_fits``: a constant, so that it allocates nothing."""
 
@@ -175,6 +181,81 @@ def _kept_fitting(fits: np.ndarray, size: int, tile: int, ends: int) -> bool:
     return bool(ends >> S & 1) and size > 1
 
 
+class _Hand(NamedTuple):
+    """What the scoring of one decision reads of the hand to act, counted once."""
+
+    size: int
+    holders: np.ndarray
+    """``HandCounts`` over the numbers 0..9: the tiles holding each (the count at S stays 0,
+    never read as a score)."""
+    fits: np.ndarray
+    """... and the tiles fitting each, spinner tiles included (S4.2)."""
+    lateness: float
+    per_point: float
+    expert: bool
+    plain_playable: bool
+    """A placement of a tile with no spinner half is legal (the expert's ``keep_wild``)."""
+
+
+@njit(cache=True, inline="always")
+def _count_hand(
+    hand: np.ndarray, smallest_opposing: int, mask: np.ndarray, first: int, w: np.ndarray
+) -> _Hand:
+    holders = np.zeros(S + 1, np.int64)
+    fits = np.zeros(S + 1, np.int64)
+    for tile in hand:
+        wild = TILE_HIGH[tile] == S
+        for v in range(S):
+            holders[v] += _has(tile, v)
+            fits[v] += _has(tile, v) or wild
+    late = w[_LATE_HAND_SIZE]
+    lateness = max(0.0, late + 1 - smallest_opposing) / late
+    per_point = w[_POINTS] + w[_LATE_POINTS] * lateness
+    expert = _plays_expert(w)
+    plain_playable = False
+    if expert:
+        for a in range(first, NUM_ACTIONS):
+            if mask[a] and ACTION_TILE[a] >= 0 and TILE_HIGH[ACTION_TILE[a]] != S:
+                plain_playable = True
+                break
+    return _Hand(hand.shape[0], holders, fits, lateness, per_point, expert, plain_playable)
+
+
+@njit(cache=True, inline="always")
+def _score(a: int, h: _Hand, next_voids: np.ndarray, outlook: Outlook, w: np.ndarray) -> float:
+    """``HeuristicAgent.score`` (with the expert's weights, ``ExpertAgent.score``) of the
+    placement ``a``."""
+    tile = ACTION_TILE[a]
+    opens = ACTION_OPENS[a]
+    variety = 0
+    for v in range(S):
+        if h.holders[v] - _has(tile, v) > 0:
+            variety += 1
+    score = TILE_POINTS[tile] * h.per_point
+    score += w[_VARIETY] * variety
+    fitting = _fitting_without(h.fits, tile, opens)
+    if TILE_LOW[tile] == TILE_HIGH[tile]:  # S4.4 doubles, S5.1 their arms
+        score += w[_DOUBLE]
+        if opens < S:  # not the double spinner
+            if next_voids[opens]:
+                score += w[_TRAP_NEXT]
+            score += w[_FILL_OWN_DOUBLE] * fitting
+    elif opens == S:  # a wild end anyone can follow (S4.2)
+        score -= w[_OPEN_WILD]
+    else:
+        score += w[_FOLLOW_OPEN] * min(3, fitting)
+        if next_voids[opens]:
+            score += w[_OPEN_VOID_NEXT]
+    if h.expert:  # ExpertAgent.score's terms, in its order
+        ends = _ends_after(a, outlook)
+        score += w[_BLOCK_NEXT] * _next_stuck_chance(outlook, ends)
+        if TILE_HIGH[tile] == S and h.plain_playable:  # a spinner tile held back (S1.2)
+            score -= w[_KEEP_WILD] * (1 - h.lateness)
+        if not _kept_fitting(h.fits, h.size, tile, ends):
+            score -= w[_OWN_STUCK]
+    return score
+
+
 @njit(cache=True)
 def _choose(
     hand: np.ndarray,
@@ -192,61 +273,39 @@ def _choose(
     # placement of the last tile scores inf and the first one wins (S6.4).
     if _legal_count(mask) == 1 or hand.shape[0] == 1:
         return first
-    # HandCounts over the numbers 0..9; the count at S stays 0, never read as a score.
-    holders = np.zeros(S + 1, np.int64)
-    fits = np.zeros(S + 1, np.int64)
-    for tile in hand:
-        wild = TILE_HIGH[tile] == S
-        for v in range(S):
-            holders[v] += _has(tile, v)
-            fits[v] += _has(tile, v) or wild
-    late = w[_LATE_HAND_SIZE]
-    lateness = max(0.0, late + 1 - smallest_opposing) / late
-    per_point = w[_POINTS] + w[_LATE_POINTS] * lateness
-    expert = _plays_expert(w)
-    plain_playable = False  # a placement of a tile with no spinner half is legal
-    if expert:
-        for a in range(first, NUM_ACTIONS):
-            if mask[a] and ACTION_TILE[a] >= 0 and TILE_HIGH[ACTION_TILE[a]] != S:
-                plain_playable = True
-                break
+    h = _count_hand(hand, smallest_opposing, mask, first, w)
     best = -1
     best_score = 0.0
     for a in range(first, NUM_ACTIONS):
         if not mask[a]:
             continue
-        tile = ACTION_TILE[a]
-        opens = ACTION_OPENS[a]
-        variety = 0
-        for v in range(S):
-            if holders[v] - _has(tile, v) > 0:
-                variety += 1
-        score = TILE_POINTS[tile] * per_point
-        score += w[_VARIETY] * variety
-        fitting = _fitting_without(fits, tile, opens)
-        if TILE_LOW[tile] == TILE_HIGH[tile]:  # S4.4 doubles, S5.1 their arms
-            score += w[_DOUBLE]
-            if opens < S:  # not the double spinner
-                if next_voids[opens]:
-                    score += w[_TRAP_NEXT]
-                score += w[_FILL_OWN_DOUBLE] * fitting
-        elif opens == S:  # a wild end anyone can follow (S4.2)
-            score -= w[_OPEN_WILD]
-        else:
-            score += w[_FOLLOW_OPEN] * min(3, fitting)
-            if next_voids[opens]:
-                score += w[_OPEN_VOID_NEXT]
-        if expert:  # ExpertAgent.score's terms, in its order
-            ends = _ends_after(a, outlook)
-            score += w[_BLOCK_NEXT] * _next_stuck_chance(outlook, ends)
-            if TILE_HIGH[tile] == S and plain_playable:  # a spinner tile held back (S1.2)
-                score -= w[_KEEP_WILD] * (1 - lateness)
-            if not _kept_fitting(fits, hand.shape[0], tile, ends):
-                score -= w[_OWN_STUCK]
+        score = _score(a, h, next_voids, outlook, w)
         if best < 0 or score > best_score:
             best = a
             best_score = score
     return best
+
+
+@njit(cache=True)
+def _scores(
+    hand: np.ndarray,
+    smallest_opposing: int,
+    next_voids: np.ndarray,
+    outlook: Outlook,
+    mask: np.ndarray,
+    w: np.ndarray,
+    out: np.ndarray,
+) -> None:
+    """The score :func:`_choose` gives each placement legal by ``mask`` into ``out`` (inf
+    for every placement of the last tile, S6.4), ``-inf`` for every other action."""
+    out[:] = -np.inf
+    first = _kth_legal(mask, 0)
+    if first < 0 or ACTION_TILE[first] < 0:  # a draw or a pass: no placement
+        return
+    h = _count_hand(hand, smallest_opposing, mask, first, w)
+    for a in range(first, NUM_ACTIONS):
+        if mask[a]:
+            out[a] = np.inf if hand.shape[0] == 1 else _score(a, h, next_voids, outlook, w)
 
 
 @njit(cache=True)
@@ -309,37 +368,99 @@ def _unfilled_arm_value(row: np.ndarray, i: int) -> int:
 
 
 @njit(cache=True)
+def _read_obs(row: np.ndarray, expert: bool) -> tuple[np.ndarray, int, np.ndarray, Outlook]:
+    """What the heuristic (and the expert) read, from a ``spinner_v0`` observation of the
+    seat to act: the hand, the smallest opposing hand size, the next seat's voids and the
+    outlook."""
+    hand = np.flatnonzero(row[_HAND : _HAND + NUM_TILES])
+    smallest_opposing = NUM_TILES
+    for rel in range(1, MAX_PLAYERS):
+        if row[_SEATS + rel]:
+            smallest_opposing = min(smallest_opposing, int(row[_SIZES + rel]))
+    next_voids = row[_NEXT_VOIDS : _NEXT_VOIDS + NUM_VALUES]
+    possible = _NO_TILES
+    if expert:
+        layout = np.flatnonzero(row[_PLACED : _PLACED + NUM_TILES])
+        possible = _possible_fits(hand, layout, next_voids)
+    outlook = Outlook(
+        int(row[_SIZES + 1]),
+        possible,
+        row[_FREE : _FREE + NUM_VALUES],
+        _unfilled_arm_value(row, 0),
+        int(row[_UNFILLED + NUM_VALUES]),
+        _unfilled_arm_value(row, 1),
+    )
+    return hand, smallest_opposing, next_voids, outlook
+
+
+@njit(cache=True)
+def _check_obs(obs: np.ndarray, mask: np.ndarray, w: np.ndarray) -> None:
+    _check_batch(obs.shape[0], mask, w)
+    if obs.shape[1] != OBSERVATION_SIZE:
+        raise ValueError("obs must have rows of spinner_v0.OBSERVATION_SIZE")
+
+
+@njit(cache=True)
 def heuristic_actions_from_obs(obs: np.ndarray, mask: np.ndarray, w: np.ndarray) -> np.ndarray:
     """The same decisions read from ``spinner_v0`` observations of the seat to act, which
     show all the heuristic and the expert look at (own hand, the layout, hand sizes, the
     next seat's voids)."""
-    _check_batch(obs.shape[0], mask, w)
-    if obs.shape[1] != OBSERVATION_SIZE:
-        raise ValueError("obs must have rows of spinner_v0.OBSERVATION_SIZE")
+    _check_obs(obs, mask, w)
     expert = _plays_expert(w)
     actions = np.empty(obs.shape[0], np.int64)
     for b in range(obs.shape[0]):
-        row = obs[b]
-        hand = np.flatnonzero(row[_HAND : _HAND + NUM_TILES])
-        smallest_opposing = NUM_TILES
-        for rel in range(1, MAX_PLAYERS):
-            if row[_SEATS + rel]:
-                smallest_opposing = min(smallest_opposing, int(row[_SIZES + rel]))
-        next_voids = row[_NEXT_VOIDS : _NEXT_VOIDS + NUM_VALUES]
-        possible = _NO_TILES
-        if expert:
-            layout = np.flatnonzero(row[_PLACED : _PLACED + NUM_TILES])
-            possible = _possible_fits(hand, layout, next_voids)
-        outlook = Outlook(
-            int(row[_SIZES + 1]),
-            possible,
-            row[_FREE : _FREE + NUM_VALUES],
-            _unfilled_arm_value(row, 0),
-            int(row[_UNFILLED + NUM_VALUES]),
-            _unfilled_arm_value(row, 1),
-        )
+        hand, smallest_opposing, next_voids, outlook = _read_obs(obs[b], expert)
         actions[b] = _choose(hand, smallest_opposing, next_voids, outlook, mask[b], w)
     return actions
+
+
+@njit(cache=True)
+def heuristic_scores_from_obs(obs: np.ndarray, mask: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """The score the heuristic (with the expert's weights, the expert) gives each legal
+    placement of each row, read from its observation (``inf`` for every placement of the
+    last tile, ``-inf`` for every other action): what it plays is the highest, the lowest
+    id among equals."""
+    _check_obs(obs, mask, w)
+    expert = _plays_expert(w)
+    out = np.empty((obs.shape[0], NUM_ACTIONS), np.float64)
+    for b in range(obs.shape[0]):
+        hand, smallest_opposing, next_voids, outlook = _read_obs(obs[b], expert)
+        _scores(hand, smallest_opposing, next_voids, outlook, mask[b], w, out[b])
+    return out
+
+
+@njit(cache=True)
+def legal_masks_from_obs(obs: np.ndarray) -> np.ndarray:
+    """The action mask of each row's seat to act, read from its ``spinner_v0`` observation
+    by the engine's rules (S5.1, S5.2, S6.1-S6.3; a draw where the boneyard holds tiles and
+    the seat has not drawn, as without ``draw_until_playable``)."""
+    if obs.shape[1] != OBSERVATION_SIZE:
+        raise ValueError("obs must have rows of spinner_v0.OBSERVATION_SIZE")
+    masks = np.zeros((obs.shape[0], NUM_ACTIONS), np.int8)
+    game = np.zeros(1, GAME)[0]
+    p = Params(2, 0, 1, False, False, False, False, False, False, 0)
+    for b in range(obs.shape[0]):
+        row = obs[b]
+        size = 0
+        for tile in range(NUM_TILES):
+            if row[_HAND + tile] != 0:
+                game.hands[0, size] = tile
+                size += 1
+        game.hand_sizes[0] = size
+        for v in range(NUM_VALUES):
+            game.free_ends[v] = np.int64(row[_FREE + v])
+        count = 0
+        while count < MAX_UNFILLED and _unfilled_arm_value(row, count) >= 0:
+            base = _UNFILLED + count * (NUM_VALUES + 1)
+            game.unfilled_value[count] = _unfilled_arm_value(row, count)
+            game.unfilled_arms[count] = np.int64(row[base + NUM_VALUES])
+            count += 1
+        game.num_unfilled = count
+        game.top = NUM_TILES - np.int64(row[_BONEYARD])
+        game.drew = row[_DREW] != 0
+        game.current = 0
+        _legal_mask(game, p, masks[b])
+    return masks
 
 
 drop_stale_cache(heuristic_actions)  # before anything compiled is loaded (see numba_cache)
@@ -352,4 +473,6 @@ __all__ = [
     "heuristic_action",
     "heuristic_actions",
     "heuristic_actions_from_obs",
+    "heuristic_scores_from_obs",
+    "legal_masks_from_obs",
 ]
