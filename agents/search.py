@@ -46,13 +46,14 @@ reference engine for the argmax policy); PIMC then plays out as many determiniza
 call as fill :data:`POLICY_BATCH` positions, and ``cutoff=N`` stops each rollout after N
 decisions (with a choice) and scores it for every seat by the network's value head, which
 must predict the score (``VALUE_TARGETS``). A policy made for another game is a
-ValueError at the first decision. Any other rollout (the Mexican Train expert, an agent
-of your own) plays on the reference engine (``copy()`` of the rules engine, a Python
-policy). ``engine=auto`` (the default) takes the batched engine where it can (numba
-installed), ``engine=batched`` insists on it, ``engine=reference`` never uses it. How
-many more iterations a second the batched engine gives, measured by
-``bench/bench_search.py``, is in docs/search.md ("Where rollouts run, and which engine
-is faster", "Network-guided search").
+ValueError at the first decision. A rollout policy with a batched twin
+(``Agent.batched_twin``: the Mexican Train expert, compiled, reading the observations)
+plays there the same way. Any other rollout (an agent of your own) plays on the reference
+engine (``copy()`` of the rules engine, a Python policy). ``engine=auto`` (the default)
+takes the batched engine where it can (numba installed), ``engine=batched`` insists on
+it, ``engine=reference`` never uses it. How many more iterations a second the batched
+engine gives, measured by ``bench/bench_search.py``, is in docs/search.md ("Where rollouts
+run, and which engine is faster", "Network-guided search").
 
 **Budgets.** ``iterations`` (PIMC: ``determinizations``) is exact and reproducible: the
 agent's seed fixes every sample. ``time`` is CPU seconds of the deciding thread per
@@ -323,7 +324,8 @@ class SearchAgent(Agent):
         self, game: MatchState, rules: Any
     ) -> BatchedRollouts | PolicyRollouts | None:
         """Rollouts by the rollout policy's compiled twin, or by the policy itself where
-        it decides for a batch of games (``act_batch``: a policy network), or None."""
+        it decides for a batch of games (``act_batch``: a policy network), or by its
+        batched twin (the Mexican Train expert), or None."""
         if not _numba_available():
             return None
         agent = self._rollout_agent
@@ -332,12 +334,15 @@ class SearchAgent(Agent):
         to_match_end = self.options.score == "match"
         if twin is not None:
             return rollouts.playing_as(twin, rules, to_match_end=to_match_end)
-        if not callable(getattr(agent, "act_batch", None)):
+        batched = agent.batched_twin(rules)
+        if callable(getattr(agent, "act_batch", None)):
+            batched = agent
+        if batched is None:
             return None
         from spinner_env.batched.policy_rollout import PolicyRollouts
 
         return PolicyRollouts(
-            rollouts, rules, agent, to_match_end=to_match_end, cutoff=self.options.cutoff
+            rollouts, rules, batched, to_match_end=to_match_end, cutoff=self.options.cutoff
         )
 
     def _policy(self, encoding: Encoding, rng: random.Random) -> Policy:
