@@ -221,7 +221,7 @@ def test_value_targets_are_the_returns_the_value_head_predicts():
 @pytest.mark.parametrize(
     "section, message",
     [
-        ({"operator": "pimc:rollout=spinner_2p"}, r"must name \{policy\}"),
+        ({"epochs": 0}, "expert_iteration.epochs must be at least 1, got 0"),
         ({"generations": 0}, "expert_iteration.generations must be at least 1, got 0"),
         ({"temperature": 0}, "expert_iteration.temperature must be positive"),
         ({"label_share": 1.5}, r"expert_iteration.label_share must be in \(0, 1\]"),
@@ -356,3 +356,20 @@ def test_mexican_train_runs_too_with_its_plan_feature(tmp_path):
     path, report = expert_iteration(TrainConfig.from_dict(data), tmp_path)
     assert report["generations"][0]["labelled"] > 0
     assert PolicyAgent.load(path).features is not None
+
+
+def test_a_network_with_a_prior_learns_from_a_fixed_search(tmp_path):
+    """The start is the prior's player (the expert, its network's output at zero); the
+    operator needs no {policy}: a search rolled out by the compiled expert teaches it."""
+    data = tiny(operator="pimc:rollout=expert,determinizations=2", generations=1)
+    data.update(features=["expert"], prior={"feature": "expert", "scale": 30.0})
+    config = TrainConfig.from_dict(data)
+    path, report = expert_iteration(config, tmp_path)
+    assert report["generations"][0]["labelled"] > 0
+    start = PolicyAgent.load(tmp_path / "generation_0.safetensors")
+    assert start.policy.prior == config.prior and not start.policy.action_net.weight.any()
+    trained = PolicyAgent.load(path)
+    assert trained.policy.prior == config.prior and trained.policy.action_net.weight.any()
+    restart = dict(data, init_from=str(path), prior=None, features=["expert"])
+    with pytest.raises(ValueError, match="init_from has the prior"):
+        expert_iteration(TrainConfig.from_dict(restart), tmp_path / "again")

@@ -202,9 +202,10 @@ class ExpertIterationConfig:
     current network in one seat against the line-up (the config's ``opponents``,
     ``jittered`` heuristics and as many experts whose weights are jittered by ``jitter``,
     earlier generations); at a random ``label_share`` of the network's decisions the
-    ``operator`` (an agent spec in which ``{policy}`` stands for the current generation's
-    policy file, such as ``pimc:rollout={policy},determinizations=8``) gives each legal
-    move a value, whose softmax at ``temperature`` (in the values' units) is the move's
+    ``operator`` (an agent spec in which ``{policy}``, where it appears, stands for the
+    current generation's policy file, such as ``pimc:rollout={policy},determinizations=8``;
+    without it, a fixed search such as ``pimc:rollout=expert,determinizations=64``) gives
+    each legal move a value, whose softmax at ``temperature`` (in the values' units) is the move's
     target (with ``prior``: the network's probability times ``exp(value / temperature)``,
     normalized). The network is fitted to every generation's targets so far for ``epochs``
     passes in batches of ``batch_size`` at ``learning_rate``, then plays ``eval_matches``
@@ -226,11 +227,6 @@ class ExpertIterationConfig:
     eval_matches: int = 200
 
     def __post_init__(self) -> None:
-        if "{policy}" not in self.operator:
-            raise ValueError(
-                f"expert_iteration.operator {self.operator!r} must name {{policy}}, where each "
-                "generation's policy file goes (pimc:rollout={policy},determinizations=8)"
-            )
         for key in ("generations", "deals", "epochs", "batch_size"):
             _at_least(f"expert_iteration.{key}", getattr(self, key), 1)
         for key in ("jittered", "eval_matches"):

@@ -157,8 +157,9 @@ def line_up(config: TrainConfig, jittered: int, jitter: float) -> LineUp:
 
 
 def starting_policy(config: TrainConfig) -> MaskableActorCriticPolicy:
-    """``init_from``'s network (it must read the config's ``features``), or a fresh one of
-    the config's ``net_arch`` (tanh)."""
+    """``init_from``'s network (it must read the config's ``features`` and have its
+    ``prior``), or a fresh one of the config's ``net_arch`` (tanh; with the prior, a policy
+    that starts as the prior's player)."""
     encoding = game_spec(config.game).encoding
     if config.init_from is not None:
         try:
@@ -170,6 +171,8 @@ def starting_policy(config: TrainConfig) -> MaskableActorCriticPolicy:
                 f"init_from reads the features {list(header.features)}, the config names "
                 f"{list(config.features)}"
             )
+        if header.prior != config.prior:
+            raise ValueError(f"init_from has the prior {header.prior}, the config {config.prior}")
         return policy
     features = config.observation_features()
     widths = tuple(config.ppo.policy_kwargs.net_arch or (64, 64))
@@ -182,6 +185,7 @@ def starting_policy(config: TrainConfig) -> MaskableActorCriticPolicy:
         widths,
         "tanh",
         tuple(config.features),
+        prior=config.prior,
     )
     return header.build()
 
