@@ -26,7 +26,7 @@ BENCH = Path(__file__).resolve().parent.parent / "bench"
         ("bench_search", "--smoke", "3. strength against heuristic"),
         ("bench_wrappers", "--smoke", "TorchRL PettingZooWrapper"),
         ("where_points_go", "--smoke", "spinner tile played when a plain one fit"),
-        ("bench_expert", "--smoke", "expert / heuristic"),
+        ("bench_expert", "--smoke", "expert / compiled expert"),
         ("clone_capacity", "--smoke", "held-out agreement"),
         ("bench_agent_policy", "--smoke", "every opponent seat expert"),
         ("bench_openspiel", "--smoke", "python_block_dominoes"),
@@ -34,6 +34,7 @@ BENCH = Path(__file__).resolve().parent.parent / "bench"
         ("bench_executor", "--smoke", "ms per task"),
         ("bench_cores", "--smoke", "x 1 process"),
         ("bench_expert_iteration", "--smoke", "per CPU s"),
+        ("checkpoint_curve", "--smoke", "model_128_steps.zip"),
     ],
 )
 def test_each_benchmark_runs_in_smoke_mode(script, smoke, printed, monkeypatch, capsys):
