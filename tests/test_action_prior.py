@@ -185,3 +185,26 @@ def test_a_run_with_a_prior_saves_a_policy_that_adds_it(tmp_path):
     )
     with pytest.raises(ValueError, match=r"has the prior .*scale=30.0.*the config .*scale=10.0"):
         train(restart, tmp_path / "again", progress_bar=False)
+
+
+def test_a_value_head_alone_learns_from_the_teacher_and_no_ppo_follows(tmp_path, capsys):
+    """``pretrain.actor: false`` fits the critic alone and ``total_timesteps: 0`` runs no PPO:
+    the saved policy is the prior's player, its actor untouched, its critic fitted."""
+    settings = {"features": ["expert"], "prior": dict(feature="expert", scale=30.0)}
+    fitted = train(
+        mexican_train_config(
+            **settings,
+            total_timesteps=0,
+            pretrain={"imitate": "expert", "samples": 2000, "epochs": 2, "actor": False},
+        ),
+        tmp_path / "fitted",
+        progress_bar=False,
+    )
+    assert "fitted the value head to 'expert'" in capsys.readouterr().out
+    fresh = train(
+        mexican_train_config(**settings, total_timesteps=0), tmp_path / "fresh", progress_bar=False
+    )
+    policy, start = (PolicyAgent.load(path).policy for path in (fitted, fresh))
+    for name, tensor in start.state_dict().items():  # the same seed: the same start
+        changed = not torch.equal(policy.state_dict()[name], tensor)
+        assert changed == (name.startswith(("value_net", "mlp_extractor.value_net"))), name

@@ -3,6 +3,8 @@ its teacher on decisions it never saw, and a config's ``pretrain`` section runs 
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from spinner_env.agents.policy import PolicyAgent, load_policy
@@ -98,6 +100,7 @@ def test_pretrain_after_init_from_fits_the_given_weights_to_the_teacher(tmp_path
         config = mexican_train_config(
             init_from=committed,
             features=list(header.features),
+            prior=None if header.prior is None else dataclasses.asdict(header.prior),
             total_timesteps=64,
             pretrain={"imitate": "heuristic", "samples": 500, "epochs": 1, "learning_rate": rate},
             ppo={
@@ -105,7 +108,7 @@ def test_pretrain_after_init_from_fits_the_given_weights_to_the_teacher(tmp_path
                 "batch_size": 256,
                 "n_epochs": 1,
                 "learning_rate": 1e-12,
-                "policy_kwargs": {"net_arch": [256, 256]},
+                "policy_kwargs": {"net_arch": list(header.policy_layers)},
             },
         )
         path = train(config, tmp_path / str(rate), progress_bar=False)

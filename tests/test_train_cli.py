@@ -54,8 +54,9 @@ def write_config(path: Path, config: dict | str) -> Path:
         ({"skip_forced": "yes"}, "skip_forced: expected true or false, got 'yes'"),
         ({"n_envs": True}, "n_envs: expected an integer, got True"),
         ({"seed": 1.5}, "seed: expected an integer, got 1.5"),
-        ({"total_timesteps": 0}, "total_timesteps must be at least 1, got 0"),
-        ({"total_timesteps": -5}, "total_timesteps must be at least 1, got -5"),
+        ({"total_timesteps": -1}, "total_timesteps must be at least 0, got -1"),
+        ({"total_timesteps": -5}, "total_timesteps must be at least 0, got -5"),
+        ({"total_timesteps": 0, "league": {}}, "total_timesteps must be at least 1, got 0"),
         ({"opponents": {"baselines": {"random": "lots"}}}, "opponents.baselines.random"),
         ({"opponents": {"baselines": {"random": -1}}}, "opponents.baselines.random"),
         ({"eval": {"matches": 0}}, "eval.matches must be at least 1"),
@@ -145,15 +146,15 @@ def test_the_commands_take_a_shipped_config_by_name_outside_the_checkout(
     assert err.count("\n") == 1
     # The name resolves: the run is refused later, on its overrides.
     with pytest.raises(SystemExit):
-        main(["--config", "quick", "--total-timesteps", "0"])
-    assert "total_timesteps must be at least 1, got 0" in capsys.readouterr().err
+        main(["--config", "quick", "--total-timesteps", "-1"])
+    assert "total_timesteps must be at least 0, got -1" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--total-timesteps", "0"], "total_timesteps must be at least 1, got 0"),
-        (["--total-timesteps", "-3"], "total_timesteps must be at least 1, got -3"),
+        (["--total-timesteps", "-1"], "total_timesteps must be at least 0, got -1"),
+        (["--total-timesteps", "-3"], "total_timesteps must be at least 0, got -3"),
         (["--init-from", "missing.zip"], "init_from: no such file 'missing.zip'"),
         (["--seed", "x"], "argument --seed: invalid int value: 'x'"),
         (["--resume", "--overwrite"], "not allowed with argument"),

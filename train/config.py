@@ -130,13 +130,15 @@ class PretrainConfig:
     teacher ``imitate`` (any agent spec; a search player reads each game's reference state)
     plays ``samples`` learner decisions against the opponent pool; the policy (fresh, or
     ``init_from``'s) is fitted to its actions (and its critic to the returns) for
-    ``epochs`` passes in batches of ``batch_size`` at ``learning_rate``."""
+    ``epochs`` passes in batches of ``batch_size`` at ``learning_rate``; with ``actor:
+    false`` the critic alone (a policy whose ``prior`` already plays the teacher's moves)."""
 
     imitate: str = "heuristic"
     samples: int = 100_000
     epochs: int = 4
     batch_size: int = 512
     learning_rate: float = 1e-3
+    actor: bool = True
 
     def __post_init__(self) -> None:
         for key in ("samples", "epochs", "batch_size"):
@@ -250,6 +252,7 @@ class TrainConfig:
 
     num_players: int
     total_timesteps: int
+    """PPO's steps; 0: none (the run saves what ``init_from`` and ``pretrain`` made)."""
     name: str = "ppo"
     game: str = "spinner"
     env: dict[str, Any] = field(default_factory=dict)
@@ -278,7 +281,7 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         _at_least("num_players", self.num_players, 2)
-        _at_least("total_timesteps", self.total_timesteps, 1)
+        _at_least("total_timesteps", self.total_timesteps, 0)
         _at_least("n_envs", self.n_envs, 1)
         _at_least("torch_threads", self.torch_threads, 1)
         _at_least("checkpoint_every", self.checkpoint_every, 0)
@@ -303,6 +306,7 @@ class TrainConfig:
         if self.backend != "batched":
             raise ValueError(f"backend: expected 'batched', got {self.backend!r}")
         if self.league is not None:
+            _at_least("total_timesteps", self.total_timesteps, 1)
             # A league snapshots the main agent once a generation and keeps no checkpoints.
             for key, value in (
                 ("opponents.snapshot_every", self.opponents.snapshot_every),

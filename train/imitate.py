@@ -228,9 +228,11 @@ def fit(
     vf_coef: float = 0.5,
     holdout: float = 0.1,
     seed: int = 0,
+    actor: bool = True,
 ) -> FitReport:
     """Train ``policy`` on ``demos`` (see the module docstring); a random ``holdout``
-    share of them is only measured on."""
+    share of them is only measured on. Without ``actor`` only the value head learns (the
+    cross-entropy is measured, not followed): for a policy that already plays the moves."""
     rng = np.random.default_rng(seed)
     order = rng.permutation(len(demos))
     held = order[: int(len(demos) * holdout)]
@@ -252,7 +254,7 @@ def fit(
                 values = policy.predict_values(obs)
             value_error = torch.nn.functional.mse_loss(values.flatten(), returns)
             optimizer.zero_grad()
-            (cross_entropy + vf_coef * value_error).backward()
+            (actor * cross_entropy + vf_coef * value_error).backward()
             optimizer.step()
             epoch_loss += cross_entropy.item() * len(rows)
             epoch_error += value_error.item() * len(rows)
@@ -303,6 +305,7 @@ def pretrain(
         settings.learning_rate,
         config.ppo.vf_coef,
         seed=config.seed,
+        actor=settings.actor,
     )
 
 

@@ -197,8 +197,9 @@ def clone_teacher(model: MaskablePPO, config: TrainConfig, pool: OpponentPool) -
         return
     start = time.time()
     report = pretrain(model.policy, config.pretrain, config, pool)
+    fitted = "cloned" if config.pretrain.actor else "fitted the value head to"
     print(
-        f"pretrain: cloned {config.pretrain.imitate!r} in {time.time() - start:.0f} s, "
+        f"pretrain: {fitted} {config.pretrain.imitate!r} in {time.time() - start:.0f} s, "
         f"cross-entropy {report.losses[-1]:.3f}, the teacher's move on "
         f"{report.holdout_accuracy:.1%} of {report.holdout_size} held-out decisions"
     )
