@@ -19,6 +19,8 @@ does not show: it is an argument.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -185,29 +187,36 @@ def _open_to_ends(game: np.record, n: int, seat: int) -> int:
     return ends
 
 
+class _Decision(NamedTuple):
+    """What valuing one decision's placements reads besides the position, made once: the
+    weights, each tile's points (M1.3), the lateness of the round (the smallest opposing
+    hand), the tiles the next seat may hold and its hand size (``NextSeat``), the chain
+    search's budget, and scratch arrays for the hand and the chain."""
+
+    w: np.ndarray
+    tile_points: np.ndarray
+    lateness: float
+    possible: np.ndarray
+    num_possible: int
+    next_hand_size: int
+    max_nodes: int
+    hand: np.ndarray
+    chain: np.ndarray
+
+
 @njit(cache=True)
-def _position(
-    game: np.record,
-    n: int,
-    w: np.ndarray,
-    tile_points: np.ndarray,
-    lateness: float,
-    possible: np.ndarray,
-    num_possible: int,
-    next_hand_size: int,
-    hand: np.ndarray,
-    chain: np.ndarray,
-    max_nodes: int,
-) -> float:
+def _position(game: np.record, n: int, d: _Decision) -> float:
     """``MexicanTrainExpertAgent.position`` of seat 0 once its placements are made."""
+    w, hand, chain = d.w, d.hand, d.chain
     hand[:] = False
     points = 0
     size = np.int64(game.hand_sizes[_ME])
     for i in range(size):
         tile = game.hands[_ME, i]
         hand[tile] = True
-        points += tile_points[tile]
-    plan = _longest_chain(hand, np.int64(game.open_ends[_ME]), chain, max_nodes, tile_points)
+        points += d.tile_points[tile]
+    end = np.int64(game.open_ends[_ME])
+    plan = _longest_chain(hand, end, chain, d.max_nodes, d.tile_points)
     for k in range(plan):
         hand[chain[k]] = False  # what stays marked is the orphans
     ends = _open_to_ends(game, n, _ME)
@@ -216,7 +225,7 @@ def _position(
         if hand[tile] and not TILE_VALUES[tile] & ends:
             stranded += 1
     score = -w[_ORPHAN] * (size - plan) - w[_STRANDED] * stranded
-    score -= points * (w[_POINTS] + w[_LATE_POINTS] * lateness)
+    score -= points * (w[_POINTS] + w[_LATE_POINTS] * d.lateness)
     exposed = game.markers[_ME] != 0
     for i in range(game.num_unsatisfied):
         if game.unsatisfied[i] == _ME:
@@ -227,7 +236,8 @@ def _position(
         next_ends = 1 << np.int64(game.open_ends[game.unsatisfied[0]])
     else:
         next_ends = _open_to_ends(game, n, _NEXT) | 1 << np.int64(game.open_ends[_NEXT])
-    score += w[_BLOCK_NEXT] * _stuck_chance(next_ends, possible, num_possible, next_hand_size)
+    stuck = _stuck_chance(next_ends, d.possible, d.num_possible, d.next_hand_size)
+    score += w[_BLOCK_NEXT] * stuck
     return score
 
 
@@ -241,21 +251,7 @@ def _next_placement(mask: np.ndarray, start: int) -> int:
 
 
 @njit(cache=True)
-def _value(
-    games: np.ndarray,
-    masks: np.ndarray,
-    action: int,
-    p: Params,
-    w: np.ndarray,
-    tile_points: np.ndarray,
-    lateness: float,
-    possible: np.ndarray,
-    num_possible: int,
-    next_hand_size: int,
-    hand: np.ndarray,
-    chain: np.ndarray,
-    max_nodes: int,
-) -> float:
+def _value(games: np.ndarray, masks: np.ndarray, action: int, p: Params, d: _Decision) -> float:
     """``MexicanTrainExpertAgent.value`` of placing ``action`` in ``games[0]``.
 
     The agent's recursion over a double's follow-ups (M5.2), as a loop (numba's cache
@@ -274,7 +270,7 @@ def _value(
         score = 0.0
         slot = action // NUM_TILES
         if slot != _ME and slot != MEXICAN_SLOT:
-            score -= w[_MARKED_TRAIN]
+            score -= d.w[_MARKED_TRAIN]
         tile = action % NUM_TILES
         follow_up = -1
         if after.hand_sizes[_ME] == 0:
@@ -288,10 +284,7 @@ def _value(
                 term[depth], best[depth], scan[depth] = score, -np.inf, follow_up + 1
                 action = follow_up
                 continue
-            result = score + _position(
-                after, p.num_players, w, tile_points, lateness, possible, num_possible,
-                next_hand_size, hand, chain, max_nodes,
-            )  # fmt: skip
+            result = score + _position(after, p.num_players, d)
         while depth > 0:  # hand the result to the frames waiting for it
             best[depth] = max(best[depth], result)
             follow_up = _next_placement(masks[depth], scan[depth])
@@ -329,15 +322,20 @@ def _row_values(
     lateness = max(0.0, late + 1 - smallest_opposing) / late
     possible = np.zeros(NUM_TILES, np.bool_)
     num_possible = _possible_for_next(row, possible)
-    next_hand_size = np.int64(row[_SIZES + _NEXT])
-    hand = np.zeros(NUM_TILES, np.bool_)
-    chain = np.empty(NUM_TILES, np.int64)
+    d = _Decision(
+        w,
+        tile_points,
+        lateness,
+        possible,
+        num_possible,
+        np.int64(row[_SIZES + _NEXT]),
+        max_nodes,
+        np.zeros(NUM_TILES, np.bool_),
+        np.empty(NUM_TILES, np.int64),
+    )
     for a in range(_PLACEMENTS):
         if mask[a]:
-            out[a] = _value(
-                games, masks, a, p, w, tile_points, lateness, possible, num_possible,
-                next_hand_size, hand, chain, max_nodes,
-            )  # fmt: skip
+            out[a] = _value(games, masks, a, p, d)
 
 
 def _check(obs: np.ndarray, mask: np.ndarray, weights: np.ndarray) -> None:
