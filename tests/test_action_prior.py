@@ -208,3 +208,10 @@ def test_a_value_head_alone_learns_from_the_teacher_and_no_ppo_follows(tmp_path,
     for name, tensor in start.state_dict().items():  # the same seed: the same start
         changed = not torch.equal(policy.state_dict()[name], tensor)
         assert changed == (name.startswith(("value_net", "mlp_extractor.value_net"))), name
+
+
+def test_a_row_without_a_table_has_nothing_legal_and_every_action_at_minus_one():
+    """A row of zeros (no seat has a player: padding, not an observation) is no error."""
+    rows = np.zeros((2, MEXICAN_TRAIN.obs_size), np.float32)
+    assert not legal_masks(rows).any()
+    assert (mexican_train_expert_advantages(rows) == -1).all()

@@ -22,8 +22,7 @@ from spinner_env.agents.mexican_train_heuristic import (
     MexicanTrainHeuristicAgent,
     MexicanTrainWeights,
 )
-from spinner_env.train.config import load_config
-from spinner_env.train.ppo import make_pool
+from spinner_env.train.ppo import OpponentPool
 from spinner_env.train.vec_env import make_vec_env
 from test_batched import (
     check_learner_batch_against_single_agent_env,
@@ -261,10 +260,10 @@ def test_heuristic_agents_and_the_name_map_to_compiled_weights() -> None:
 
 
 def test_maskable_ppo_trains_on_the_mexican_train_vec_env() -> None:
-    """``make_vec_env(game="mexican_train")`` with the opponent pool of
-    ``configs/mexican_train_4p.yaml`` (random, greedy and heuristic agents, all played in
-    compiled code): what ``spinner_env.train.ppo`` builds for ``backend: batched``."""
-    pool = make_pool(load_config("configs/mexican_train_4p.yaml"), 0)
+    """``make_vec_env(game="mexican_train")`` with a pool of random, greedy and heuristic
+    agents, all played in compiled code: what ``spinner_env.train.ppo`` builds for
+    ``backend: batched``."""
+    pool = OpponentPool({"random": 0.25, "greedy": 0.5, "heuristic": 6})
     venv = make_vec_env(
         8, 4, pool, game="mexican_train", skip_forced=True, reward="hand_score", episode="hand"
     )

@@ -13,7 +13,7 @@ import torch
 from gymnasium import spaces
 from safetensors.torch import save as safetensors_bytes
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-from spinner_env.agents import CHECKPOINTS, COMMITTED, DEFAULT_CHECKPOINT, RandomAgent, make_agent
+from spinner_env.agents import CHECKPOINTS, DEFAULT_CHECKPOINT, RandomAgent, make_agent
 from spinner_env.agents.base import GameView
 from spinner_env.agents.policy import (
     PolicyAgent,
@@ -89,13 +89,24 @@ def test_a_policy_files_value_head_predicts_what_its_critic_does(tmp_path, encod
     assert agent.value(obs[3]) == pytest.approx(float(expected[3]), abs=1e-6)
 
 
-@pytest.mark.parametrize("name", sorted(COMMITTED))
+@pytest.mark.parametrize("name", ["spinner_2p", "spinner_4p"])
 def test_an_older_file_loads_but_has_no_value_head_to_ask(name):
-    """The committed files are formats 1 and 2: they play as before; a value is refused."""
+    """The committed Spinner files are formats 1 and 2: they play as before; a value is
+    refused."""
     agent = make_agent(name)
     assert load_policy(CHECKPOINTS / f"{name}.safetensors")[1].format_version in (1, 2)
     with pytest.raises(ValueError, match=rf"the {name} policy has no value head"):
         agent.value(np.zeros(agent.obs_size, np.float32))
+
+
+def test_the_committed_mexican_train_policy_has_a_prior_and_a_value_head():
+    """Format 4: the expert's valuation as its prior, a value head for the round's point
+    difference."""
+    agent = make_agent("mexican_train_4p", encoding=MEXICAN_TRAIN)
+    header = load_policy(CHECKPOINTS / "mexican_train_4p.safetensors")[1]
+    assert header.format_version == 4 and header.prior is not None
+    assert header.value == ValueTarget("hand_score", "hand", 0.99)
+    assert np.isfinite(agent.value(np.zeros(MEXICAN_TRAIN.obs_size, np.float32)))
 
 
 def test_the_committed_checkpoint_is_a_spinner_policy_file():

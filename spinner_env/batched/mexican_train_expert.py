@@ -311,6 +311,8 @@ def _row_values(
 ) -> None:
     out[:] = -np.inf
     n = _rebuild(row, games[0])
+    if n < 2:  # no table (a row of padding): nothing is legal
+        return
     p = Params(n, 0, NUM_ROUNDS, double_blank_50, False, False, False, 0)
     tile_points = TILE_PIPS.copy()
     if double_blank_50:
@@ -394,7 +396,8 @@ def _legal_masks(obs: np.ndarray) -> np.ndarray:
     game = np.zeros(1, GAME)[0]
     for b in range(obs.shape[0]):
         n = _rebuild(obs[b], game)
-        _legal_mask(game, Params(n, 0, NUM_ROUNDS, False, False, False, False, 0), masks[b])
+        if n >= 2:  # else no table (a row of padding): nothing is legal
+            _legal_mask(game, Params(n, 0, NUM_ROUNDS, False, False, False, False, 0), masks[b])
     return masks
 
 
