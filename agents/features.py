@@ -71,9 +71,10 @@ def mexican_train_expert_advantages(observations: np.ndarray) -> np.ndarray:
     """Mexican Train's ``expert``: :func:`advantages` of the default expert's value of each
     legal placement (``MexicanTrainExpertWeights()``, without ``double_blank_50``, which the
     observation does not show), read from each row's observation."""
+    obs = np.ascontiguousarray(observations, np.float32)
     weights = MexicanTrainExpertWeights().as_array()
-    legal = mexican_train_expert.legal_masks(observations)
-    return advantages(mexican_train_expert.expert_values(observations, legal, weights))
+    legal = mexican_train_expert.legal_masks(obs)
+    return advantages(mexican_train_expert.expert_values(obs, legal, weights))
 
 
 @dataclass(frozen=True)

@@ -334,9 +334,10 @@ class SearchAgent(Agent):
         to_match_end = self.options.score == "match"
         if twin is not None:
             return rollouts.playing_as(twin, rules, to_match_end=to_match_end)
-        batched = agent.batched_twin(rules)
         if callable(getattr(agent, "act_batch", None)):
             batched = agent
+        else:
+            batched = agent.batched_twin(rules)
         if batched is None:
             return None
         from spinner_env.batched.policy_rollout import PolicyRollouts

@@ -340,12 +340,16 @@ def _row_values(
             out[a] = _value(games, masks, a, p, d)
 
 
-def _check(obs: np.ndarray, mask: np.ndarray, weights: np.ndarray) -> None:
+def _check_obs(obs: np.ndarray) -> None:
     if obs.ndim != 2 or obs.shape[1] != OBSERVATION_SIZE:
         raise ValueError(
             f"observations must be rows of {OBSERVATION_SIZE} (mexican_train_v0), "
             f"got shape {obs.shape}"
         )
+
+
+def _check(obs: np.ndarray, mask: np.ndarray, weights: np.ndarray) -> None:
+    _check_obs(obs)
     if mask.shape != (obs.shape[0], NUM_ACTIONS):
         raise ValueError(
             f"masks must be one row of {NUM_ACTIONS} per observation, got shape {mask.shape}"
@@ -386,7 +390,7 @@ def legal_masks(obs: np.ndarray) -> np.ndarray:
     """The action mask of each row's seat to act, read from its observation by the
     engine's rules (M3.3, M4.1, M5.2-M5.4): (N, observation size) -> (N, actions) int8."""
     obs = np.ascontiguousarray(obs, np.float32)
-    _check(obs, np.zeros((obs.shape[0], NUM_ACTIONS)), np.zeros(NUM_EXPERT_WEIGHTS))
+    _check_obs(obs)
     return _legal_masks(obs)
 
 

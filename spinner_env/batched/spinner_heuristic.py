@@ -450,10 +450,13 @@ def legal_masks_from_obs(obs: np.ndarray) -> np.ndarray:
         for v in range(NUM_VALUES):
             game.free_ends[v] = np.int64(row[_FREE + v])
         count = 0
-        while count < MAX_UNFILLED and _unfilled_arm_value(row, count) >= 0:
-            base = _UNFILLED + count * (NUM_VALUES + 1)
-            game.unfilled_value[count] = _unfilled_arm_value(row, count)
-            game.unfilled_arms[count] = np.int64(row[base + NUM_VALUES])
+        while count < MAX_UNFILLED:
+            value = _unfilled_arm_value(row, count)
+            if value < 0:
+                break
+            arms_left = _UNFILLED + count * (NUM_VALUES + 1) + NUM_VALUES
+            game.unfilled_value[count] = value
+            game.unfilled_arms[count] = np.int64(row[arms_left])
             count += 1
         game.num_unfilled = count
         game.top = NUM_TILES - np.int64(row[_BONEYARD])
