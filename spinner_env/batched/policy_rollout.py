@@ -67,22 +67,18 @@ def _advance(
             continue
         game = games[b]
         mask = out.mask[b]
-        if started:
-            action = actions[b]
-        else:
-            legal_mask(game, p, mask)
-            if _legal_count(mask) > 1:
-                continue
-            action = _kth_legal(mask, 0)
+        # One legal_mask call site: numba's IR checks reject the stub inlined twice here.
+        action = actions[b] if started else -1
         while True:
-            out.rewards[b, :] = 0.0
-            out.done[b] = False
-            if play(game, p, action):
-                finish_hand(game, p, next_seed, out, b)
-                if out.done[b]:
-                    scores[b, :] = out.rewards[b, : scores.shape[1]]
-                    active[b] = False
-                    break
+            if action >= 0:
+                out.rewards[b, :] = 0.0
+                out.done[b] = False
+                if play(game, p, action):
+                    finish_hand(game, p, next_seed, out, b)
+                    if out.done[b]:
+                        scores[b, :] = out.rewards[b, : scores.shape[1]]
+                        active[b] = False
+                        break
             legal_mask(game, p, mask)
             if _legal_count(mask) > 1:
                 break

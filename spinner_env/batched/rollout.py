@@ -71,8 +71,8 @@ def _play_out(
         rng_state[0] = seeds[b]
         mask = out.mask[b]
         out.done[b] = False
-        legal_mask(game, p, mask)
         while True:
+            legal_mask(game, p, mask)
             legal = _legal_count(mask)
             if legal == 1:
                 action = _kth_legal(mask, 0)
@@ -85,7 +85,6 @@ def _play_out(
                 finish_hand(game, p, next_seed, out, b)
                 if out.done[b]:
                     break
-            legal_mask(game, p, mask)
 
 
 def load_hands(game: np.void, state: MatchState) -> None:
