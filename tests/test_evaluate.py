@@ -16,9 +16,13 @@ from spinner_env.train.evaluate import (
     deal_summary,
     lineups_of,
     main,
+    play_deal,
+    table_order,
     tournament,
 )
 from spinner_env.train.executor import Executor
+
+from spinner_env.games import GAMES
 
 
 def test_estimate_is_the_mean_with_a_normal_95_percent_interval():
@@ -53,6 +57,26 @@ def test_duplicate_deals_cancel_luck_exactly_between_identical_players():
     pts = report.agents["greedy"]["points"]
     assert pts.mean == report.agents["greedy_twin"]["points"].mean
     assert report.matches == 8 and report.deals == 4
+
+
+def test_three_or_more_seats_sit_in_both_orders_around_the_table_over_two_deals():
+    """Rotations keep the order around the table; the odd deal reverses it, so over two
+    deals every agent sits just before each other agent as often as just after it."""
+    assert table_order(2, 1) == [0, 1]
+    assert table_order(4, 0) == [0, 1, 2, 3] and table_order(4, 1) == [0, 3, 2, 1]
+    lineup = [RandomAgent(), GreedyAgent(), HeuristicAgent(), RandomAgent()]
+    lineup[3].name = "random_2"
+    before: dict[tuple[str, str], int] = {}
+    for deal in (0, 1):
+        records = play_deal(GAMES["spinner"], lineup, 5, deal, {"num_hands": 1})
+        assert len(records) == 4
+        for record in records:
+            names = record.seat_names
+            for seat, name in enumerate(names):
+                pair = (name, names[(seat + 1) % 4])
+                before[pair] = before.get(pair, 0) + 1
+    assert len(before) == 8  # the four neighbouring pairs, each in both orders
+    assert all(count == before[(b, a)] for (a, b), count in before.items())
 
 
 def test_pooled_seats_share_the_table_and_shares_sum_to_one():

@@ -10,9 +10,10 @@ lineups with the first agent). Name an agent twice to seat it twice
 
 Duplicate deals: every deal (one seed: the shuffles of all the match's hands) is played
 once per rotation of the lineup around the table, so each agent holds each seat's cards
-once and the luck of the deal cancels. The deal is the unit of the statistics: each
-figure is a mean over deals of the per-deal mean, with a 95% normal interval
-(1.96 standard errors of the per-deal means).
+once and the luck of the deal cancels; with 3+ players every other deal seats the lineup
+the other way round (:func:`table_order`), so no agent always sits before another. The
+deal is the unit of the statistics: each figure is a mean over deals of the per-deal mean,
+with a 95% normal interval (1.96 standard errors of the per-deal means).
 
 Per agent: match win rate (a match won jointly by k seats counts 1/k to each, S7.2), hand
 win rate, mean points per hand (S7.1). Pairwise: how often the row agent finished a match
@@ -172,6 +173,17 @@ def deal_seed(seed: int, deal: int) -> int:
     return int(np.random.SeedSequence([seed, deal]).generate_state(1)[0])
 
 
+def table_order(num_players: int, deal: int) -> list[int]:
+    """The lineup's order around the table on deal ``deal``: as listed on even deals, and on
+    odd deals with 3+ players the other way round (first agent first). Rotations keep the
+    order, so without the odd deals an agent would always sit just before the same other
+    agent, and where a seat's play binds the next seat's turn (a double to fill, S5, M5.3)
+    that order alone moves the pairwise results of two identical players by several points."""
+    if deal % 2 == 0 or num_players < 3:
+        return list(range(num_players))
+    return [0, *range(num_players - 1, 0, -1)]
+
+
 def play_deal(
     game: GameSpec,
     lineup: Sequence[Agent],
@@ -181,20 +193,23 @@ def play_deal(
     on_move: MoveWatcher | None = None,
     record: Recording | None = None,
 ) -> list[MatchRecord]:
-    """The deal ``deal`` played once per rotation of ``lineup`` around the table
-    (``on_move``: as :func:`play_match` takes it; ``record``: the lineup's seats and
-    the info every match's record carries, with its deal and rotation added)."""
+    """The deal ``deal`` played once per rotation of ``lineup`` around the table, in
+    :func:`table_order` (``on_move``: as :func:`play_match` takes it; ``record``: the
+    lineup's seats and the info every match's record carries, with its deal and rotation
+    added)."""
     n = len(lineup)
     dseed = deal_seed(seed, deal)
+    order = table_order(n, deal)
     records = []
     for rotation in range(n):
-        seats = [lineup[(s + rotation) % n] for s in range(n)]
+        at_seat = [order[(s + rotation) % n] for s in range(n)]
+        seats = [lineup[i] for i in at_seat]
         for position, agent in enumerate(seats):
             agent.seed([seed, deal, rotation, position])
         rotated = None
         if record is not None:
             rotated = Recording(
-                [record.seats[(s + rotation) % n] for s in range(n)],
+                [record.seats[i] for i in at_seat],
                 {**record.info, "deal": deal, "rotation": rotation},
                 record.views,
             )
