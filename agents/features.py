@@ -30,7 +30,7 @@ features its network reads (:class:`~spinner_env.agents.policy.PolicyHeader`), a
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -41,7 +41,11 @@ from spinner_env import mexican_train_v0, spinner_v0
 from spinner_env.aec import Encoding
 from spinner_env.batched import mexican_train_expert
 from spinner_env.batched.mexican_train_plan import PLAN_SIZE, plan_features
+from spinner_env.batched.mexican_train_weights import (
+    EXPERT_WEIGHT_NAMES as MEXICAN_TRAIN_EXPERT_WEIGHT_NAMES,
+)
 from spinner_env.batched.spinner_heuristic import heuristic_scores_from_obs, legal_masks_from_obs
+from spinner_env.batched.spinner_weights import WEIGHT_NAMES as SPINNER_WEIGHT_NAMES
 
 ADVANTAGE_POINTS = 30.0
 """The value gap, in a hand-written player's points, that :func:`advantages` scales to -1."""
@@ -59,34 +63,139 @@ def advantages(values: np.ndarray) -> np.ndarray:
     return np.clip(gap, -1.0, 0.0).astype(np.float32)
 
 
+@dataclass(frozen=True)
+class Valuation:
+    """A hand-written player's valuation of each legal placement, read from observations,
+    with its weights as an argument: what a weighted feature (Spinner's and Mexican
+    Train's ``expert``) computes, with the player's defaults or with weights a policy file
+    carries (learned ones: ``spinner_env.train.policy_iteration``).
+
+    ``scores(obs, mask, weights)`` gives rows of values (``-inf`` for an action that is not
+    legal, ``inf`` for going out) and ``legal(obs)`` the masks it reads. Every score is
+    linear in the weights named in ``linear_in`` (:meth:`terms` gives what each adds):
+    Spinner's in all but a hand-size threshold, Mexican Train's in none (its expert plans
+    its chains by its weights).
+    """
+
+    weight_names: tuple[str, ...]
+    default_weights: tuple[float, ...]
+    linear_in: tuple[str, ...]
+    legal: Callable[[np.ndarray], np.ndarray]
+    scores: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+
+    @property
+    def defaults(self) -> np.ndarray:
+        return np.array(self.default_weights, np.float64)
+
+    @property
+    def linear(self) -> list[int]:
+        """The indices of the weights every score is linear in."""
+        return [i for i, name in enumerate(self.weight_names) if name in self.linear_in]
+
+    def checked(self, weights: Sequence[float] | np.ndarray, what: str) -> np.ndarray:
+        """``weights`` as float64, one finite number per weight name; ValueError naming
+        ``what`` otherwise."""
+        try:
+            array = np.asarray(weights, np.float64)
+        except (TypeError, ValueError):
+            array = None
+        if array is None or array.shape != (len(self.weight_names),):
+            raise ValueError(
+                f"{what} must be {len(self.weight_names)} numbers "
+                f"({', '.join(self.weight_names)}), got {weights!r}"
+            )
+        if not np.isfinite(array).all():
+            raise ValueError(f"{what} must be finite numbers, got {weights!r}")
+        return array
+
+    def advantages(self, observations: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        """:func:`advantages` of the scores with ``weights``, each row read from its
+        observation."""
+        obs = np.ascontiguousarray(observations, np.float32)
+        return advantages(self.scores(obs, self.legal(obs), weights))
+
+    def terms(self, observations: np.ndarray, mask: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        """What each linear weight adds to each action's score, per unit (rows,
+        actions, ``len(linear)``), 0 where an action is not legal or goes out. Scores are
+        linear in these weights, so their dot product with ``weights[linear]`` is the
+        score; the other weights are held at ``weights``' values. ValueError for a
+        valuation linear in no weight."""
+        if not self.linear:
+            raise ValueError("this valuation is linear in none of its weights: it has no terms")
+        obs = np.ascontiguousarray(observations, np.float32)
+        mask = np.ascontiguousarray(mask, np.int8)
+        base = self.scores(obs, mask, weights)
+        finite = np.isfinite(base)
+        out = np.zeros((*base.shape, len(self.linear)))
+        for column, i in enumerate(self.linear):
+            shifted = weights.copy()
+            shifted[i] += 1.0
+            with np.errstate(invalid="ignore"):  # inf - inf where a move goes out
+                out[..., column] = np.where(finite, self.scores(obs, mask, shifted) - base, 0.0)
+        return out
+
+
+def _spinner_scores(obs: np.ndarray, mask: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    return heuristic_scores_from_obs(obs, np.ascontiguousarray(mask, np.int8), weights)
+
+
+def _mexican_train_scores(obs: np.ndarray, mask: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    return mexican_train_expert.expert_values(obs, np.ascontiguousarray(mask, np.int8), weights)
+
+
+SPINNER_EXPERT = Valuation(
+    weight_names=SPINNER_WEIGHT_NAMES,
+    default_weights=tuple(ExpertWeights().as_array().tolist()),
+    linear_in=tuple(name for name in SPINNER_WEIGHT_NAMES if name != "late_hand_size"),
+    legal=legal_masks_from_obs,
+    scores=_spinner_scores,
+)
+"""Spinner's ``expert``: the expert's score of each legal placement (``ExpertWeights``)."""
+MEXICAN_TRAIN_EXPERT = Valuation(
+    weight_names=MEXICAN_TRAIN_EXPERT_WEIGHT_NAMES,
+    default_weights=tuple(MexicanTrainExpertWeights().as_array().tolist()),
+    linear_in=(),
+    legal=mexican_train_expert.legal_masks,
+    scores=_mexican_train_scores,
+)
+"""Mexican Train's ``expert``: the expert's value of each legal placement
+(``MexicanTrainExpertWeights``, without ``double_blank_50``, which the observation does
+not show)."""
+
+
 def spinner_expert_advantages(observations: np.ndarray) -> np.ndarray:
-    """Spinner's ``expert``: :func:`advantages` of the default expert's score of each legal
-    placement (``ExpertWeights()``), read from each row's observation."""
-    obs = np.ascontiguousarray(observations, np.float32)
-    weights = ExpertWeights().as_array()
-    return advantages(heuristic_scores_from_obs(obs, legal_masks_from_obs(obs), weights))
+    """Spinner's ``expert`` with the default weights: :func:`advantages` of the expert's
+    score of each legal placement, read from each row's observation."""
+    return SPINNER_EXPERT.advantages(observations, SPINNER_EXPERT.defaults)
 
 
 def mexican_train_expert_advantages(observations: np.ndarray) -> np.ndarray:
-    """Mexican Train's ``expert``: :func:`advantages` of the default expert's value of each
-    legal placement (``MexicanTrainExpertWeights()``, without ``double_blank_50``, which the
-    observation does not show), read from each row's observation."""
-    obs = np.ascontiguousarray(observations, np.float32)
-    weights = MexicanTrainExpertWeights().as_array()
-    legal = mexican_train_expert.legal_masks(obs)
-    return advantages(mexican_train_expert.expert_values(obs, legal, weights))
+    """Mexican Train's ``expert`` with the default weights: :func:`advantages` of the
+    expert's value of each legal placement, read from each row's observation."""
+    return MEXICAN_TRAIN_EXPERT.advantages(observations, MEXICAN_TRAIN_EXPERT.defaults)
 
 
 @dataclass(frozen=True)
 class Feature:
     """One named feature of one game: the game whose observations it reads (an
     ``Encoding``'s ``game_name``), its size, and the function from observations (rows) to
-    its values (rows of ``size``)."""
+    its values (rows of ``size``). A feature with a ``valuation`` can also be computed
+    with other weights than its player's (:meth:`values`)."""
 
     name: str
     game: str
     size: int
     compute: Callable[[np.ndarray], np.ndarray]
+    valuation: Valuation | None = None
+
+    def values(self, observations: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
+        """The feature of each row; ``weights`` (only for a feature with a valuation)
+        in place of the player's own."""
+        if weights is None:
+            return self.compute(observations)
+        if self.valuation is None:
+            raise ValueError(f"the feature {self.name!r} takes no weights")
+        return self.valuation.advantages(observations, weights)
 
 
 FEATURES: dict[str, dict[str, Feature]] = {}
@@ -99,9 +208,14 @@ for _feature in (
         mexican_train_v0.ENCODING.game_name,
         mexican_train_v0.NUM_ACTIONS,
         mexican_train_expert_advantages,
+        MEXICAN_TRAIN_EXPERT,
     ),
     Feature(
-        "expert", spinner_v0.ENCODING.game_name, spinner_v0.NUM_ACTIONS, spinner_expert_advantages
+        "expert",
+        spinner_v0.ENCODING.game_name,
+        spinner_v0.NUM_ACTIONS,
+        spinner_expert_advantages,
+        SPINNER_EXPERT,
     ),
 ):
     FEATURES.setdefault(_feature.name, {})[_feature.game] = _feature
@@ -147,9 +261,16 @@ class ActionPrior:
 
 class ObservationFeatures:
     """Appends the named features to observations of the game of ``encoding``; no names,
-    the observation as it is. ValueError for a name that is not a feature of that game."""
+    the observation as it is. ``weights`` gives a weighted feature (one with a
+    :class:`Valuation`) other weights than its player's, by name. ValueError for a name
+    that is not a feature of that game, or weights that do not fit their feature."""
 
-    def __init__(self, names: Sequence[str], encoding: Encoding) -> None:
+    def __init__(
+        self,
+        names: Sequence[str],
+        encoding: Encoding,
+        weights: Mapping[str, Sequence[float]] | None = None,
+    ) -> None:
         names = tuple(names)
         game = encoding.game_name
         for name in names:
@@ -167,6 +288,14 @@ class ObservationFeatures:
             raise ValueError(f"observation features are named twice: {list(names)}")
         self.names = names
         self._features = [FEATURES[name][game] for name in names]
+        self.weights: dict[str, np.ndarray] = {}
+        for name, values in (weights or {}).items():
+            if name not in names:
+                raise ValueError(f"weights for {name!r}, which is not among {list(names)}")
+            valuation = FEATURES[name][game].valuation
+            if valuation is None:
+                raise ValueError(f"the feature {name!r} takes no weights")
+            self.weights[name] = valuation.checked(values, f"the {name!r} feature's weights")
         self.obs_size = encoding.obs_size
         self.size = encoding.obs_size + sum(feature.size for feature in self._features)
 
@@ -179,12 +308,16 @@ class ObservationFeatures:
         start = self.obs_size + sum(feature.size for feature in self._features[:index])
         return slice(start, start + self._features[index].size)
 
+    def weights_lists(self) -> dict[str, list[float]]:
+        """:attr:`weights` as plain lists (a policy file's header, a config)."""
+        return {name: values.tolist() for name, values in self.weights.items()}
+
     def __call__(self, observations: np.ndarray) -> np.ndarray:
         """One observation (1-D) or a batch (rows), each with the features after it."""
         x = np.asarray(observations, np.float32)
         if not self.names:
             return x
         rows = x if x.ndim == 2 else x[None]
-        extra = [feature.compute(rows) for feature in self._features]
+        extra = [feature.values(rows, self.weights.get(feature.name)) for feature in self._features]
         out = np.concatenate([rows, *extra], axis=1)
         return out if x.ndim == 2 else out[0]

@@ -30,7 +30,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -51,11 +51,11 @@ from spinner_env.files import write_bytes_atomic
 from spinner_env.games import GAMES, game_named_in_files
 
 FORMAT = "spinner-env-policy"
-FORMAT_VERSION = 4
-READABLE_VERSIONS = (1, 2, 3, 4)
+FORMAT_VERSION = 5
+READABLE_VERSIONS = (1, 2, 3, 4, 5)
 """Format 2 added the header's ``features``, format 3 its ``value``, format 4 its
-``prior``; older files load as before."""
-_FIELDS_SINCE = {"features": 2, "value": 3, "prior": 4}
+``prior``, format 5 its ``feature_weights``; older files load as before."""
+_FIELDS_SINCE = {"features": 2, "value": 3, "prior": 4, "feature_weights": 5}
 """Header fields newer than format 1, by the version that added them."""
 SUFFIX = ".safetensors"
 
@@ -164,6 +164,9 @@ class PolicyHeader:
     """What the critic predicts; None: the file makes no claim, and has no value head."""
     prior: ActionPrior | None = None
     """The action prior added to the actor's logits (one of ``features``); None: none."""
+    feature_weights: dict[str, tuple[float, ...]] = field(default_factory=dict)
+    """Weights of weighted ``features`` (an ``expert`` valuation) in place of their
+    player's defaults, by feature name: learned ones (``spinner-policy-iteration``)."""
     format_version: int = FORMAT_VERSION
 
     @classmethod
@@ -171,11 +174,12 @@ class PolicyHeader:
         cls,
         policy: MaskableActorCriticPolicy,
         game: str,
-        features: Sequence[str] = (),
+        features: Sequence[str] | ObservationFeatures | None = (),
         value: ValueTarget | None = None,
     ) -> PolicyHeader:
-        """The header of an MLP policy on flat observations (then ``features``, its critic
-        predicting ``value``); ValueError for any other."""
+        """The header of an MLP policy on flat observations (then ``features``: names, or
+        an ``ObservationFeatures`` with its weights; its critic predicting ``value``);
+        ValueError for any other."""
         if not isinstance(policy.features_extractor, FlattenExtractor):
             raise ValueError("only MLP policies on flat observations have a policy file format")
         activation = policy.activation_fn
@@ -193,9 +197,15 @@ class PolicyHeader:
             policy_layers=_widths(extractor.policy_net),
             value_layers=_widths(extractor.value_net),
             activation=names[0],
-            features=tuple(features),
+            features=_feature_names(features),
             value=value,
             prior=getattr(policy, "prior", None),
+            feature_weights={
+                name: tuple(weights)
+                for name, weights in (
+                    features.weights_lists() if isinstance(features, ObservationFeatures) else {}
+                ).items()
+            },
         )
 
     @classmethod
@@ -256,6 +266,23 @@ class PolicyHeader:
                     f"prior must be null or an object of feature and scale, got {prior!r}"
                 )
             header["prior"] = ActionPrior(**prior)
+        weights = header.get("feature_weights", {})
+        if not isinstance(weights, dict) or not all(
+            isinstance(values, list)
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
+            for values in weights.values()
+        ):
+            raise ValueError(
+                f"feature_weights must be an object of lists of numbers, got {weights!r}"
+            )
+        for name, values in weights.items():
+            feature = FEATURES.get(name, {}).get(header["game"])
+            if name not in features or feature is None:
+                raise ValueError(f"feature_weights names {name!r}, not one of the features")
+            if feature.valuation is None:
+                raise ValueError(f"feature_weights: the feature {name!r} takes no weights")
+            feature.valuation.checked(values, f"feature_weights of {name!r}")
+        header["feature_weights"] = {name: tuple(values) for name, values in weights.items()}
         header["policy_layers"] = tuple(header["policy_layers"])
         header["value_layers"] = tuple(header["value_layers"])
         return cls(**header)
@@ -266,7 +293,7 @@ class PolicyHeader:
     def check_plays(self, encoding: Encoding) -> None:
         """ValueError naming every field that does not fit the game ``encoding`` is for."""
         try:
-            features = ObservationFeatures(self.features, encoding)
+            features = self.observation_features(encoding)
             if self.prior is not None:
                 self.prior.check_fits(features, self.num_actions)
         except ValueError as err:
@@ -284,6 +311,11 @@ class PolicyHeader:
         ]
         if wrong:
             raise ValueError(f"the policy does not fit {encoding.game_name}: " + ", ".join(wrong))
+
+    def observation_features(self, encoding: Encoding) -> ObservationFeatures:
+        """The network's features for ``encoding``'s game, with the file's weights;
+        ValueError if they do not fit it."""
+        return ObservationFeatures(self.features, encoding, self.feature_weights)
 
     def build(self) -> MaskableActorCriticPolicy:
         """An untrained policy of this shape, for the file's tensors to fill."""
@@ -310,12 +342,12 @@ def save_policy(
     policy: MaskableActorCriticPolicy,
     path: str | Path,
     encoding: Encoding,
-    features: Sequence[str] = (),
+    features: Sequence[str] | ObservationFeatures | None = (),
     value: ValueTarget | None = None,
 ) -> Path:
     """Write ``policy`` (trained for ``encoding``'s game, reading its observations and
-    then ``features``; its critic trained on ``value``'s returns, if given) as a policy
-    file, atomically."""
+    then ``features``: names, or an ``ObservationFeatures`` whose weights the file keeps;
+    its critic trained on ``value``'s returns, if given) as a policy file, atomically."""
     header = PolicyHeader.of(policy, encoding.game_name, features, value)
     header.check_plays(encoding)
     tensors = {name: t.detach().cpu().contiguous() for name, t in policy.state_dict().items()}
@@ -419,7 +451,7 @@ class PolicyAgent(Agent):
             game = encoding or (named.encoding if named else None)
             if game is None:
                 raise ValueError(f"{path}: features {list(header.features)} of no known game")
-            features = ObservationFeatures(header.features, game)
+            features = header.observation_features(game)
         return cls(
             policy,
             name=Path(path).stem,
@@ -548,6 +580,12 @@ class PolicyAgent(Agent):
                 f"got an array of shape {x.shape}"
             )
         return x if self.features is None else self.features(x)
+
+
+def _feature_names(features: Sequence[str] | ObservationFeatures | None) -> tuple[str, ...]:
+    if features is None:
+        return ()
+    return features.names if isinstance(features, ObservationFeatures) else tuple(features)
 
 
 def _forward(layers: list[tuple[Any, Any, Any]], x: np.ndarray) -> np.ndarray:

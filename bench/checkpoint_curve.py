@@ -25,11 +25,11 @@ from spinner_env.train.cli import ArgumentParser, fail_cleanly
 from spinner_env.train.config import TrainConfig, load_config
 from spinner_env.train.league import win_rate
 from spinner_env.train.ppo import (
-    init_weights,
     limit_threads,
     make_model,
     make_pool,
     make_training_env,
+    start_from_init,
     train,
 )
 
@@ -55,8 +55,7 @@ def curve(
     config = load_config(run / "config.yaml")
     limit_threads(config.torch_threads)
     model = make_model(config, make_training_env(config, make_pool(config, 0)), run / "tb", 0)
-    if config.init_from:
-        init_weights(model, config.init_file(), config.game, config.features, config.prior)
+    start_from_init(model, config)
     matches = config.replace(env={**config.env, "reward": "match", "episode": "match"})
     points: list[tuple[str, float]] = []
     for path in [None] * start + checkpoints(run):

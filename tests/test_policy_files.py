@@ -162,7 +162,12 @@ def write_with_header(path: Path, policy, **changes) -> None:
         ({"policy_layers": [16, -8]}, "policy_layers"),
         ({"value_layers": 12}, "value_layers"),
         ({"activation": "gelu"}, "activation"),
-        ({"format_version": 5}, "format_version"),
+        ({"format_version": 6}, "format_version"),
+        ({"format_version": 4, "feature_weights": {}}, "fields"),  # format 5 added them
+        ({"feature_weights": {"expert": [1.0]}}, "feature_weights names 'expert'"),
+        ({"feature_weights": []}, "feature_weights"),
+        ({"features": ["expert"], "feature_weights": {"expert": [1.0, 2.0]}}, "13 numbers"),
+        ({"features": ["expert"], "feature_weights": {"expert": [True] * 13}}, "feature_weights"),
         ({"format_version": 2, "value": None}, "fields"),  # format 3 added the value
         ({"value": {"reward": "match"}}, "value"),
         ({"value": {"reward": "match", "episode": "match", "gamma": 2}}, "value.gamma"),

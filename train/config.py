@@ -247,6 +247,35 @@ class ExpertIterationConfig:
 
 
 @dataclass(frozen=True)
+class PolicyIterationConfig:
+    """``policy_iteration``: policy iteration by rollouts (``spinner-policy-iteration``,
+    :mod:`spinner_env.train.policy_iteration`). Each of ``generations`` plays ``batches``
+    batches of ``games`` batched games for ``steps`` decisions each with the current
+    weights of the prior's valuation at every seat; at ``root_share`` of the decisions
+    with a choice, every legal move is played out to the end of the hand from the true
+    position, and the weights are fitted to the moves' values by least squares. Each
+    generation's policy file then plays ``eval_matches`` duplicate matches against each of
+    ``eval_against``."""
+
+    generations: int = 2
+    batches: int = 2
+    games: int = 1024
+    steps: int = 800
+    root_share: float = 0.5
+    eval_against: list[str] = field(default_factory=lambda: ["expert"])
+    eval_matches: int = 200
+
+    def __post_init__(self) -> None:
+        for key in ("generations", "batches", "games", "steps"):
+            _at_least(f"policy_iteration.{key}", getattr(self, key), 1)
+        _at_least("policy_iteration.eval_matches", self.eval_matches, 0)
+        if not 0 < self.root_share <= 1:
+            raise ValueError(
+                f"policy_iteration.root_share must be in (0, 1], got {self.root_share}"
+            )
+
+
+@dataclass(frozen=True)
 class TrainConfig:
     """A whole training run (see ``configs/*.yaml``)."""
 
@@ -275,9 +304,14 @@ class TrainConfig:
     prior: ActionPrior | None = None
     """An action prior, one of ``features``, added to the policy's logits (``feature`` and
     ``scale``): the fresh policy plays as the prior's player and learns corrections."""
+    feature_weights: dict[str, list[float]] = field(default_factory=dict)
+    """Weights of weighted ``features`` (``expert``) in place of their player's defaults,
+    by feature name, as a policy file from ``spinner-policy-iteration`` carries them (its
+    ``init_from`` must carry the same)."""
     pretrain: PretrainConfig | None = None
     league: LeagueConfig | None = None
     expert_iteration: ExpertIterationConfig | None = None
+    policy_iteration: PolicyIterationConfig | None = None
 
     def __post_init__(self) -> None:
         _at_least("num_players", self.num_players, 2)
@@ -348,8 +382,12 @@ class TrainConfig:
         """``features`` for the config's game, None where it names none; ValueError for a
         name that is not one of that game's features."""
         if not self.features:
+            if self.feature_weights:
+                raise ValueError("feature_weights: the config names no features")
             return None
-        return ObservationFeatures(self.features, game_spec(self.game).encoding)
+        return ObservationFeatures(
+            self.features, game_spec(self.game).encoding, self.feature_weights
+        )
 
     def prior_slice(self) -> slice | None:
         """Where ``prior`` sits in the policy's input, None without a prior; ValueError for a

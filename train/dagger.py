@@ -57,7 +57,7 @@ from spinner_env.train.cli import ArgumentParser, fail_cleanly
 from spinner_env.train.config import TrainConfig, load_config
 from spinner_env.train.evaluate import tournament
 from spinner_env.train.imitate import Demonstrations, agreement, collect, fit, teacher_policy
-from spinner_env.train.ppo import CONFIG_HELP, limit_threads, value_target
+from spinner_env.train.ppo import CONFIG_HELP, check_starts_as, limit_threads, value_target
 
 from spinner_env.files import prepare_out_dir, write_text_atomic
 from spinner_env.games import game_spec
@@ -166,13 +166,9 @@ def starting_policy(config: TrainConfig) -> MaskableActorCriticPolicy:
             policy, header = load_policy(config.init_file(), encoding)
         except ValueError as error:
             raise ValueError(f"init_from: {error}") from None
-        if list(header.features) != list(config.features):
-            raise ValueError(
-                f"init_from reads the features {list(header.features)}, the config names "
-                f"{list(config.features)}"
-            )
-        if header.prior != config.prior:
-            raise ValueError(f"init_from has the prior {header.prior}, the config {config.prior}")
+        check_starts_as(
+            header, "init_from", config.features, config.prior, config.feature_weights
+        )
         return policy
     features = config.observation_features()
     widths = tuple(config.ppo.policy_kwargs.net_arch or (64, 64))
@@ -285,7 +281,7 @@ def dagger(
             policy,
             out / f"round_{number}{POLICY_SUFFIX}",
             encoding,
-            config.features,
+            config.observation_features(),
             value_target(config),
         )
         write_text_atomic(
@@ -295,7 +291,7 @@ def dagger(
         policy,
         out / f"{config.name}{POLICY_SUFFIX}",
         encoding,
-        config.features,
+        config.observation_features(),
         value_target(config),
     )
     return path, history

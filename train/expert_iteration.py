@@ -367,18 +367,18 @@ def strength(
     config: TrainConfig,
     policy: Path,
     against: dict[str, str],
+    matches: int,
     executor: Executor = SERIAL,
 ) -> dict[str, dict[str, float]]:
     """The match win rate of the file ``policy`` against the other seats all of each of
-    ``against`` (name: spec), ``eval_matches`` duplicate matches on the same deals."""
-    settings = _settings(config)
+    ``against`` (name: spec), ``matches`` duplicate matches on the same deals."""
     rates = {}
     for name, spec in against.items():
         seats = [str(policy)] + [spec] * (config.num_players - 1)
         report = tournament(
             seats,
             config.num_players,
-            settings.eval_matches,
+            matches,
             config.seed + EVAL_SEED,
             config.game,
             config.env,
@@ -410,10 +410,11 @@ def expert_iteration(
     encoding = game_spec(config.game).encoding
     set_random_seed(config.seed)  # a fresh network's weights
     policy = starting_policy(config)
+    features = config.observation_features()
     start_value = load_policy(config.init_file())[1].value if config.init_from else None
     with tempfile.TemporaryDirectory() as folder:  # everything checked before out is touched
         probe = Path(folder) / f"probe{POLICY_SUFFIX}"
-        save_policy(policy, probe, encoding, config.features, start_value)
+        save_policy(policy, probe, encoding, features, start_value)
         check_operator(config, probe)
     for spec in settings.eval_against:
         make_agent(spec, encoding=encoding)
@@ -421,16 +422,15 @@ def expert_iteration(
     out.mkdir(parents=True, exist_ok=True)
     write_text_atomic(out / "config.yaml", yaml.safe_dump(config.as_dict(), sort_keys=False))
     files = [out / f"generation_0{POLICY_SUFFIX}"]
-    save_policy(policy, files[0], encoding, config.features, start_value)
+    save_policy(policy, files[0], encoding, features, start_value)
     against = {spec: spec for spec in settings.eval_against}
     report: dict[str, Any] = {
         "command": command,
-        "start": strength(config, files[0], against, executor),
+        "start": strength(config, files[0], against, settings.eval_matches, executor),
         "generations": [],
     }
     print(f"generation 0: {describe_strength(report['start'])}", flush=True)
     write_text_atomic(out / REPORT, json.dumps(report, indent=1))
-    features = config.observation_features()
     fitted: list[Demonstrations] = []
     labelled = 0
     for number in range(1, settings.generations + 1):
@@ -457,10 +457,16 @@ def expert_iteration(
             seed=seed,
         )
         files.append(out / f"generation_{number}{POLICY_SUFFIX}")
-        save_policy(policy, files[-1], encoding, config.features, value_target(config))
+        save_policy(policy, files[-1], encoding, features, value_target(config))
         fit_seconds = time.time() - started
         started = time.time()
-        rates = strength(config, files[-1], {**against, "previous": str(files[-2])}, executor)
+        rates = strength(
+            config,
+            files[-1],
+            {**against, "previous": str(files[-2])},
+            settings.eval_matches,
+            executor,
+        )
         generation = GenerationReport(
             generation=number,
             labelled=len(demos),

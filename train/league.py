@@ -69,13 +69,13 @@ from spinner_env.train.executor import SERIAL, Executor, add_arguments
 from spinner_env.train.ppo import (
     EvaluationCallback,
     config_of,
-    init_weights,
     limit_threads,
     make_model,
     make_training_env,
     prepare_run_dir,
     save_model,
     snapshot,
+    start_from_init,
     training_parser,
     value_target,
 )
@@ -277,8 +277,7 @@ class LeagueRun:
         self.main = make_model(config, main_env, out / "tb", config.seed)
         # One TensorBoard run for the main agent across generations, open before the
         # first win rates are logged.
-        if config.init_from:
-            init_weights(self.main, config.init_file(), config.game, config.features, config.prior)
+        start_from_init(self.main, config)
         self.main.set_logger(configure_logger(str(out / "tb" / config.name), ["tensorboard"]))
         self.exploiters = [
             Exploiter(f"exploiter{i + 1}", self._fresh_exploiter(i, 0))
@@ -396,7 +395,7 @@ class LeagueRun:
         save_model(self.main, out / "final.zip")
         policy_path = out / f"{config.name}{POLICY_SUFFIX}"
         encoding = game_spec(config.game).encoding
-        save_policy(self.main.policy, policy_path, encoding, config.features, value_target(config))
+        save_policy(self.main.policy, policy_path, encoding, self.features, value_target(config))
         write_text_atomic(out / "league.json", json.dumps(self.history, indent=1))
         main = snapshot(self.main.policy, self.main.num_timesteps, self.features)
         main.deterministic = True

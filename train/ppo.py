@@ -41,6 +41,7 @@ from spinner_env.agents.features import ActionPrior, ObservationFeatures
 from spinner_env.agents.policy import SUFFIX as POLICY_SUFFIX
 from spinner_env.agents.policy import (
     PolicyAgent,
+    PolicyHeader,
     PriorPolicy,
     ValueTarget,
     load_policy,
@@ -165,29 +166,59 @@ def init_weights(
     game: str,
     features: Sequence[str] = (),
     prior: ActionPrior | None = None,
+    feature_weights: dict[str, list[float]] | None = None,
 ) -> None:
     """Start ``model`` from saved weights (the rest of the config applies): a policy file
-    (``.safetensors``, the game's, its network, features and prior the config's) or a
-    ``MaskablePPO.save`` ``.zip`` (its tensors only)."""
+    (``.safetensors``, the game's, its network, features, their weights and prior the
+    config's) or a ``MaskablePPO.save`` ``.zip`` (its tensors only)."""
     if path.suffix != POLICY_SUFFIX:
         model.set_parameters(str(path), exact_match=True, device="cpu")
         return
     policy, header = load_policy(path, game_spec(game).encoding)
-    if list(header.features) != list(features):
-        raise ValueError(
-            f"init_from: {str(path)!r} reads the features {list(header.features)}, "
-            f"the config {list(features)}"
-        )
-    if header.prior != prior:
-        raise ValueError(
-            f"init_from: {str(path)!r} has the prior {header.prior}, the config {prior}"
-        )
+    check_starts_as(header, f"init_from: {str(path)!r}", features, prior, feature_weights)
     try:
         model.policy.load_state_dict(policy.state_dict(), strict=True)
     except RuntimeError:
         raise ValueError(
             f"init_from: {str(path)!r} holds another network than ppo.policy_kwargs"
         ) from None
+
+
+def check_starts_as(
+    header: PolicyHeader,
+    what: str,
+    features: Sequence[str],
+    prior: ActionPrior | None,
+    feature_weights: dict[str, list[float]] | None,
+) -> None:
+    """ValueError, beginning with ``what`` (the file), unless the policy file of
+    ``header`` reads ``features`` with ``feature_weights`` and has ``prior``: what a config
+    that starts from it names."""
+    if list(header.features) != list(features):
+        raise ValueError(
+            f"{what} reads the features {list(header.features)}, the config {list(features)}"
+        )
+    if header.prior != prior:
+        raise ValueError(f"{what} has the prior {header.prior}, the config {prior}")
+    wanted = {name: list(values) for name, values in (feature_weights or {}).items()}
+    if {name: list(values) for name, values in header.feature_weights.items()} != wanted:
+        raise ValueError(
+            f"{what} has the feature weights {dict(header.feature_weights)}, "
+            f"the config's feature_weights {wanted}"
+        )
+
+
+def start_from_init(model: MaskablePPO, config: TrainConfig) -> None:
+    """:func:`init_weights` from the config's ``init_from``, if it names one."""
+    if config.init_from:
+        init_weights(
+            model,
+            config.init_file(),
+            config.game,
+            config.features,
+            config.prior,
+            config.feature_weights,
+        )
 
 
 def clone_teacher(model: MaskablePPO, config: TrainConfig, pool: OpponentPool) -> None:
@@ -422,8 +453,7 @@ def train(
     model = make_model(config, vec_env, out / "tb", config.seed)
     if checkpoint is None:
         vec_env.seed(config.seed)
-        if config.init_from:
-            init_weights(model, config.init_file(), config.game, config.features, config.prior)
+        start_from_init(model, config)
         clone_teacher(model, config, pool)
     else:
         # Weights and optimizer state as tensors, the step count from the JSON beside
@@ -458,7 +488,7 @@ def train(
         model.policy,
         policy_path,
         game_spec(config.game).encoding,
-        config.features,
+        config.observation_features(),
         value_target(config),
     )
     steps = model.num_timesteps - steps_before

@@ -1,0 +1,88 @@
+"""Batched match win rates of policy files whose `expert` prior carries learned weights
+(``spinner-policy-iteration``) against the compiled expert: thousands of matches in
+seconds, where the evaluator's 400 take a minute and leave a few points of interval.
+
+For each file: its weights played by the compiled heuristic (``HeuristicPolicy``, the same
+moves as the file) over ``--matches`` matches from each of ``--seeds``, then the file
+itself (``PolicyAgent``, its network included) over ``--file-matches`` from one more seed;
+each is the first match of that many batched games (``train.league.win_rate``: the
+learner's seat drawn, the expert at every other seat, whole matches under the default
+rules).
+
+    python bench/policy_iteration_check.py runs/spinner_2p_policy_iteration/generation_2.safetensors
+    python bench/policy_iteration_check.py --players 4 runs/<4-player run>/generation_2.safetensors
+    python bench/policy_iteration_check.py --smoke    # a file of its own, 16 matches: does it run
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+from spinner_env.agents.features import SPINNER_EXPERT
+from spinner_env.agents.policy import PolicyAgent
+from spinner_env.train.config import load_config
+from spinner_env.train.league import win_rate
+from spinner_env.train.policy_iteration import policy_file
+
+from spinner_env import spinner_v0
+from spinner_env.batched.spinner_opponents import HeuristicPolicy
+
+
+def learned_weights(agent: PolicyAgent, path: str) -> np.ndarray:
+    """The weights of the file's ``expert`` feature; ValueError if it carries none."""
+    weights = agent.features.weights.get("expert") if agent.features else None
+    if weights is None:
+        raise ValueError(f"{path} reads no expert feature with weights of its own")
+    return weights
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("files", nargs="*")
+    parser.add_argument("--smoke", action="store_true", help="a file of its own, 16 matches")
+    parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--matches", type=int, default=2048, help="per seed, for the weights")
+    parser.add_argument("--seeds", type=int, nargs="+", default=[1000, 2000])
+    parser.add_argument("--file-matches", type=int, default=1024)
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as folder:
+        if args.smoke:
+            weights = SPINNER_EXPERT.defaults * 0.5  # the expert's moves, from a file of its own
+            shipped = load_config("spinner_2p_policy_iteration")
+            path = policy_file(shipped, weights, Path(folder) / "smoke.safetensors")
+            args.files, args.matches, args.seeds, args.file_matches = [str(path)], 8, [1], 16
+        elif not args.files:
+            parser.error("give policy files (or --smoke)")
+        check(parser, args)
+
+
+def check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    config = load_config("spinner_2p_policy_iteration").replace(
+        num_players=args.players, env={"reward": "match", "episode": "match"}
+    )
+    expert = HeuristicPolicy(SPINNER_EXPERT.defaults, "expert")
+    for path in args.files:
+        try:
+            agent = PolicyAgent.load(path, spinner_v0.ENCODING)
+            weights = learned_weights(agent, path)
+        except ValueError as error:
+            parser.error(str(error))
+        start = time.time()
+        player = HeuristicPolicy(weights, "learned")
+        rates = [win_rate(player, expert, config, args.matches, seed) for seed in args.seeds]
+        file_rate = win_rate(agent, expert, config, args.file_matches, max(args.seeds) + 1000)
+        print(
+            f"{path}: its weights {np.mean(rates):.1%} of {args.matches * len(args.seeds)} "
+            f"matches ({', '.join(f'{r:.1%}' for r in rates)}), the file {file_rate:.1%} of "
+            f"{args.file_matches} ({time.time() - start:.0f} s)",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()

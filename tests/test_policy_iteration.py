@@ -1,0 +1,252 @@
+"""Policy iteration by rollouts (spinner_env.train.policy_iteration,
+spinner-policy-iteration): Spinner's expert valuation is linear in its weights (so a
+regression on its terms is a fit of its weights), the fit recovers weights that made the
+values, the moves' values are the hand's end as the reference engine plays it, every
+generation's policy file plays its weights' moves and carries them (format 5), the same
+weights come from every executor backend, and bad input is one clear error."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+from spinner_env.agents import ExpertAgent, ExpertWeights
+from spinner_env.agents.base import choose_move
+from spinner_env.agents.features import (
+    MEXICAN_TRAIN_EXPERT,
+    SPINNER_EXPERT,
+    ObservationFeatures,
+)
+from spinner_env.agents.policy import PolicyAgent, load_policy
+from spinner_env.train.config import TrainConfig, load_config
+from spinner_env.train.executor import Executor
+from spinner_env.train.policy_iteration import (
+    REPORT,
+    RolloutStart,
+    Values,
+    _value_roots,
+    fit_weights,
+    main,
+    policy_iteration,
+    rollout_values,
+    valuation_of,
+)
+from spinner_env.train.ppo import init_weights as start_model_from
+from spinner_env.train.ppo import limit_threads, make_model, make_pool, make_training_env
+
+from spinner_env import spinner_v0
+from spinner_env.aec import hand_score_difference
+from spinner_env.batched.spinner import BatchedSpinner
+from spinner_env.batched.spinner_opponents import OPPONENT_HEURISTIC, HeuristicPolicy
+from spinner_env.batched.spinner_rollout import SpinnerRollouts
+from spinner_env.spinner import SpinnerRules
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_thread():
+    limit_threads(1)
+
+
+def tiny(**section) -> dict:
+    return {
+        "name": "tiny",
+        "game": "spinner",
+        "num_players": 2,
+        "total_timesteps": 1,
+        "seed": 3,
+        "env": {"reward": "hand_score", "episode": "hand"},
+        "features": ["expert"],
+        "prior": {"feature": "expert", "scale": 30.0},
+        "ppo": {"policy_kwargs": {"net_arch": [16]}},
+        "policy_iteration": {
+            "generations": 1,
+            "batches": 2,
+            "games": 32,
+            "steps": 40,
+            "eval_matches": 2,
+            **section,
+        },
+    }
+
+
+def write_config(folder: Path, data: dict | None = None, **section) -> Path:
+    path = folder / "tiny.yaml"
+    path.write_text(yaml.safe_dump(data or tiny(**section)))
+    return path
+
+
+def decisions(count: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Records, observations and masks of ``count`` decisions with a choice, from expert
+    play on the batched engine."""
+    engine = BatchedSpinner(64, SpinnerRules(num_players=2), reward="hand_score", episode="hand")
+    expert = HeuristicPolicy(ExpertWeights().as_array(), "expert")
+    out = engine.reset(seed)
+    games, obs, masks = [], [], []
+    while sum(len(g) for g in games) < count:
+        choice = out.mask.sum(axis=1) >= 2
+        games.append(engine.games[choice].copy())
+        obs.append(out.obs[choice].copy())
+        masks.append(out.mask[choice].copy())
+        out = engine.step(expert.act_batch(out.obs, out.mask))
+    return (np.concatenate(column)[:count] for column in (games, obs, masks))
+
+
+def test_spinner_expert_scores_are_its_terms_times_its_weights():
+    """The regression is a fit of the weights only because the score is linear in them."""
+    _, obs, masks = decisions(300, 1)
+    rng = np.random.default_rng(0)
+    weights = SPINNER_EXPERT.defaults * np.exp(rng.normal(0, 0.5, len(SPINNER_EXPERT.defaults)))
+    scores = SPINNER_EXPERT.scores(obs, masks, weights)
+    terms = SPINNER_EXPERT.terms(obs, masks, weights)
+    finite = np.isfinite(scores)
+    assert finite.sum() > 1000
+    np.testing.assert_allclose((terms @ weights[SPINNER_EXPERT.linear])[finite], scores[finite])
+    assert "late_hand_size" not in [SPINNER_EXPERT.weight_names[i] for i in SPINNER_EXPERT.linear]
+
+
+def test_mexican_train_expert_is_not_fitted(tmp_path):
+    assert MEXICAN_TRAIN_EXPERT.linear == []
+    data = tiny()
+    data.update(game="mexican_train", num_players=4)
+    with pytest.raises(ValueError, match="no valuation linear in its weights"):
+        valuation_of(TrainConfig.from_dict(data))
+
+
+def test_the_fit_recovers_the_weights_that_made_the_values():
+    rng = np.random.default_rng(5)
+    roots = np.repeat(np.arange(4000), 6)
+    linear = SPINNER_EXPERT.linear
+    terms = rng.normal(size=(len(roots), len(linear)))
+    truth = rng.normal(size=len(linear)) * 3
+    # Each root's own level (its position's worth) is no part of any move's advantage.
+    values = terms @ truth + rng.normal(size=4000)[roots] * 20 + rng.normal(size=len(roots))
+    fitted = fit_weights(
+        Values(terms, values, roots, 4000), SPINNER_EXPERT, SPINNER_EXPERT.defaults
+    )
+    np.testing.assert_allclose(fitted[linear], truth, atol=0.05)
+    late = SPINNER_EXPERT.weight_names.index("late_hand_size")
+    assert fitted[late] == SPINNER_EXPERT.defaults[late]
+
+
+def test_a_moves_value_is_the_hand_played_out_on_the_reference_engine():
+    """S7's hand score of the seat once the move is made and the expert plays every seat,
+    as the reference engine plays it from the same position (the true hidden hands)."""
+    games, _, masks = decisions(5, 2)
+    rules = SpinnerRules(num_players=2)
+    engine = BatchedSpinner(1, rules, reward="hand_score", episode="hand")
+    kinds = np.full(engine.max_players, OPPONENT_HEURISTIC, np.int64)
+    expert = ExpertAgent()
+    checked = 0
+    for game, mask in zip(games, masks, strict=True):
+        seat = int(game["current"])
+        engine.games[0] = game
+        obs = engine.observe(np.array([seat]))
+        got = _value_roots(
+            engine, SPINNER_EXPERT, SPINNER_EXPERT.defaults, kinds, game[None], obs, mask[None]
+        )
+        for action, value in zip(np.flatnonzero(mask), got.values, strict=True):
+            state = SpinnerRollouts.state_of(game, rules)
+            state.apply(spinner_v0.ENCODING.move_of(int(action)))
+            while not state.hand_over:
+                state.apply(choose_move(expert, state, spinner_v0.ENCODING))
+            assert value == pytest.approx(
+                100 * hand_score_difference(state.results[-1].points)[seat]
+            )
+            checked += 1
+    assert checked > 10
+
+
+def test_every_generation_leaves_a_policy_that_plays_its_weights(tmp_path):
+    config = load_config(write_config(tmp_path))
+    path, report = policy_iteration(config, tmp_path / "run")
+    assert path == tmp_path / "run" / "generation_1.safetensors"
+    saved = json.loads((tmp_path / "run" / REPORT).read_text())
+    assert saved == json.loads(json.dumps(report))
+    generation = report["generations"][0]
+    assert generation["roots"] > 100 and generation["moves_valued"] > 3 * generation["roots"]
+    assert set(generation["strength"]) == {"expert", "previous"}
+    weights = np.array(generation["weights"])
+    assert not np.allclose(weights, SPINNER_EXPERT.defaults)
+    header = load_policy(path)[1]
+    assert (header.format_version, header.feature_weights) == (5, {"expert": tuple(weights)})
+    agent = PolicyAgent.load(path, spinner_v0.ENCODING)
+    _, obs, masks = decisions(300, 3)
+    played = agent.act_batch(obs, masks)
+    assert (played == HeuristicPolicy(weights, "fitted").act_batch(obs, masks)).all()
+    assert (
+        played != HeuristicPolicy(SPINNER_EXPERT.defaults, "expert").act_batch(obs, masks)
+    ).any()
+    assert (tmp_path / "run" / "policy_iteration.png").stat().st_size > 0
+
+
+def test_the_weights_are_the_same_in_process_and_on_two_workers(tmp_path):
+    config = load_config(write_config(tmp_path, games=16, steps=30))
+    weights = np.array(SPINNER_EXPERT.defaults)
+    here = [rollout_values(config, weights, seed) for seed in (11, 12)]
+    there = list(Executor(workers=2).map(RolloutStart(config, tuple(weights)), [11, 12]))
+    for mine, theirs in zip(here, there, strict=True):
+        np.testing.assert_array_equal(mine.values, theirs.values)
+        np.testing.assert_array_equal(mine.terms, theirs.terms)
+
+
+def test_a_file_with_feature_weights_starts_only_a_config_with_the_same(tmp_path):
+    config = load_config(write_config(tmp_path))
+    path, report = policy_iteration(config, tmp_path / "run")
+    weights = report["generations"][0]["weights"]
+    same = config.replace(init_from=str(path), feature_weights={"expert": weights})
+    model = make_model(same, make_training_env(same, make_pool(same, 0)), None, 0)
+    start_model_from(model, path, "spinner", ["expert"], same.prior, same.feature_weights)
+    with pytest.raises(ValueError, match="feature weights"):
+        start_model_from(model, path, "spinner", ["expert"], same.prior, {})
+    features = same.observation_features()
+    assert (features.weights["expert"] == np.array(weights)).all()
+
+
+@pytest.mark.parametrize(
+    "weights, message",
+    [
+        ({"expert": [1.0]}, "must be 13 numbers"),
+        ({"expert": [float("nan")] * 13}, "finite"),
+        ({"plan": [1.0]}, "not among"),
+    ],
+)
+def test_bad_feature_weights_are_a_value_error_naming_them(weights, message):
+    with pytest.raises(ValueError, match=message):
+        ObservationFeatures(("expert",), spinner_v0.ENCODING, weights)
+
+
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        ({"policy_iteration": {"root_share": 0}}, "root_share must be in"),
+        ({"policy_iteration": {"games": 0}}, "games must be at least 1"),
+        ({"prior": None}, "needs a prior"),
+        ({"policy_iteration": None}, "needs a policy_iteration section"),
+        ({"feature_weights": {"expert": [1, 2]}}, "13 numbers"),
+    ],
+)
+def test_bad_input_is_one_line_and_status_2(tmp_path, capsys, changes, message):
+    data = tiny()
+    for key, value in changes.items():
+        if isinstance(value, dict) and isinstance(data.get(key), dict):
+            data[key] = {**data[key], **value}
+        elif value is None:
+            data.pop(key)
+        else:
+            data[key] = value
+    out = tmp_path / "run"
+    with pytest.raises(SystemExit) as exit_:
+        main(["--config", str(write_config(tmp_path, data)), "--out-dir", str(out)])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("spinner-policy-iteration: error: ") and message in err
+    assert err.count("\n") == 1
+    assert not out.exists()
+
+
+def test_the_shipped_config_loads():
+    config = load_config("spinner_2p_policy_iteration")
+    assert valuation_of(config) is SPINNER_EXPERT

@@ -1,0 +1,386 @@
+"""Policy iteration by rollouts: a hand-written player's weights learned from the values of
+its own moves, and the policy file that plays them (issue 24).
+
+A config's ``policy_iteration`` section drives it; the config's ``prior`` names the
+valuation whose weights are learned (Spinner's ``expert``,
+:class:`~spinner_env.agents.features.Valuation`), starting from its ``feature_weights`` or
+the player's defaults. Each generation:
+
+1. **Roots.** Batches of games of the config's game (hand episodes) are played on the
+   batched engine with the current weights at every seat; at ``root_share`` of the
+   decisions that offer a choice the position is kept (the engine's record of it, the
+   seat's observation and mask).
+2. **Values.** Every legal move of every root is played on a copy of the record, and the
+   hand played out with the current weights at every seat, in one compiled call for all
+   (:func:`spinner_env.batched.rollout._play_out`); the move's value is the seat's hand
+   score (``hand_score``: the others' mean points less its own, here in points). The copy
+   keeps the hidden hands and the boneyard as they lie: one draw of them from the
+   posterior that the play itself induces, where PIMC deals them uniformly, and the same
+   draw for every move of a root, so their differences are paired.
+3. **Fit.** The valuation's score of a move is linear in its weights (but a threshold), so
+   each move's value less its root's mean, regressed by least squares on each of its
+   score's terms less the root's mean of that term, gives the weights whose scores best
+   predict the values (in points: a score gap of one is one point of hand score). Roots
+   where a move goes out are left out (every way out is worth the same). This is one step
+   of approximate policy iteration (the regression stands in for the greedy step over
+   the moves' values), in the family of the valuation's weights.
+4. **Play.** The fitted weights are the next generation's player, and make its policy
+   file: the config's network reading the valuation's feature with those weights, the
+   feature as its prior, its own output at zero, so it plays the fitted scores' best move
+   (the network is left for later training to correct).
+
+Every generation's policy file then plays duplicate matches against the config's
+opponents (the evaluator's ``tournament``: whole matches under the config's rules). The
+run writes ``generation_<k>.safetensors``, ``policy_iteration.json`` (weights, roots,
+values, timings and win rates per generation) and ``policy_iteration.png``. Batches run on
+:mod:`spinner_env.train.executor` (``--workers``, ``--ray``); each reseeds what it plays
+from its seed, so every backend gives the same weights.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+from spinner_env.agents.features import FEATURES, ObservationFeatures, Valuation
+from spinner_env.agents.policy import SUFFIX as POLICY_SUFFIX
+from spinner_env.agents.policy import PolicyHeader, save_policy
+from spinner_env.train import executor as executors
+from spinner_env.train.cli import ArgumentParser, fail_cleanly
+from spinner_env.train.config import PolicyIterationConfig, TrainConfig, load_config
+from spinner_env.train.evaluate import save_figure
+from spinner_env.train.executor import SERIAL, Executor
+from spinner_env.train.expert_iteration import describe_strength, strength
+from spinner_env.train.ppo import CONFIG_HELP, limit_threads, value_target
+from stable_baselines3.common.utils import set_random_seed
+
+from spinner_env.batched.core import BatchStep, _step
+from spinner_env.batched.rollout import _play_out
+from spinner_env.files import prepare_out_dir, write_text_atomic
+from spinner_env.games import game_spec
+
+REPORT = "policy_iteration.json"
+"""Every generation's numbers, rewritten after each; it marks a run's folder."""
+BATCH_SEED = 7919
+"""Batch i of generation g plays from seed ``config.seed + BATCH_SEED * (g * 1000 + i)``."""
+CHUNK_STEPS = 25
+"""Roots are valued every this many steps, so that their records never pile up."""
+
+
+@dataclass(frozen=True)
+class Values:
+    """Every legal move of some roots: its terms (rows: moves; columns: the valuation's
+    linear weights), its value (points of hand score) and the index of its root."""
+
+    terms: np.ndarray
+    values: np.ndarray
+    roots: np.ndarray
+    num_roots: int
+
+    @staticmethod
+    def concatenate(parts: Sequence[Values]) -> Values:
+        offsets = np.cumsum([0] + [p.num_roots for p in parts[:-1]])
+        return Values(
+            np.concatenate([p.terms for p in parts]),
+            np.concatenate([p.values for p in parts]),
+            np.concatenate([p.roots + offset for p, offset in zip(parts, offsets, strict=True)]),
+            sum(p.num_roots for p in parts),
+        )
+
+
+def valuation_of(config: TrainConfig) -> Valuation:
+    """The valuation the config's prior reads; ValueError unless there is one whose scores
+    are linear in some of its weights."""
+    if config.prior is None:
+        raise ValueError("policy iteration needs a prior: the valuation whose weights it learns")
+    encoding = game_spec(config.game).encoding
+    valuation = FEATURES[config.prior.feature][encoding.game_name].valuation
+    if valuation is None or not valuation.linear:
+        raise ValueError(
+            f"the prior {config.prior.feature!r} of {config.game} has no valuation linear in "
+            "its weights (Mexican Train's expert plans its chains by them), which policy "
+            "iteration fits"
+        )
+    return valuation
+
+
+def starting_weights(config: TrainConfig) -> np.ndarray:
+    """The prior's weights in the config's ``feature_weights``, else the player's own."""
+    valuation = valuation_of(config)
+    weights = config.feature_weights.get(config.prior.feature) if config.prior else None
+    if weights is None:
+        return valuation.defaults
+    return valuation.checked(weights, "feature_weights")
+
+
+@dataclass(frozen=True)
+class RolloutStart:
+    """Builds what values one batch of roots (an executor item: the batch's seed), here,
+    in a worker process or in a Ray task."""
+
+    config: TrainConfig
+    weights: tuple[float, ...]
+
+    def __call__(self) -> Any:
+        return lambda seed: rollout_values(self.config, np.array(self.weights), seed)
+
+
+def rollout_values(config: TrainConfig, weights: np.ndarray, seed: int) -> Values:
+    """One batch (module docstring, steps 1 and 2): ``games`` games from ``seed``."""
+    settings = _settings(config)
+    valuation = valuation_of(config)
+    spec = game_spec(config.game)
+    engine = spec.engine()(
+        settings.games,
+        spec.raw_env(num_players=config.num_players, **config.env).rules,
+        reward="hand_score",
+        episode="hand",
+        learner_seat=None,
+    )
+    player = spec.opponents().heuristic_policy(weights, "rollouts", engine.rules)
+    kinds = np.full(engine.max_players, spec.opponents().OPPONENT_HEURISTIC, np.int64)
+    out = engine.reset(seed)
+    rng = np.random.default_rng(seed)
+    parts, pending = [], []
+    for step in range(settings.steps):
+        choice = (out.mask.sum(axis=1) >= 2) & (rng.random(settings.games) < settings.root_share)
+        if choice.any():
+            pending.append(
+                (engine.games[choice].copy(), out.obs[choice].copy(), out.mask[choice].copy())
+            )
+        out = engine.step(player.act_batch(out.obs, out.mask))
+        if pending and ((step + 1) % CHUNK_STEPS == 0 or step + 1 == settings.steps):
+            games, obs, masks = (np.concatenate(column) for column in zip(*pending, strict=True))
+            parts.append(_value_roots(engine, valuation, weights, kinds, games, obs, masks))
+            pending = []
+    return Values.concatenate(parts)
+
+
+def _value_roots(
+    engine: Any,
+    valuation: Valuation,
+    weights: np.ndarray,
+    kinds: np.ndarray,
+    games: np.ndarray,
+    obs: np.ndarray,
+    masks: np.ndarray,
+) -> Values:
+    """Every legal move of the roots ``games`` (their seat's ``obs`` and ``masks``) played
+    out to the end of the hand; roots where a move goes out are left out."""
+    terms = valuation.terms(obs, masks, weights)
+    scores = valuation.scores(obs, masks, weights)
+    keep = ~np.isinf(np.where(masks != 0, scores, 0.0)).any(axis=1)
+    games, masks, terms = games[keep], masks[keep], terms[keep]
+    roots, actions = np.nonzero(masks)
+    copies = games[roots]
+    seats = copies["current"].copy()
+    out = BatchStep.zeros(len(roots), engine.obs_size, engine.num_actions, engine.max_players)
+    moves = np.ones(len(roots), np.bool_)
+    _step(copies, engine.params, np.zeros(1, np.uint64), actions, moves, out)
+    values = out.rewards[np.arange(len(roots)), seats].copy()
+    on = ~out.done
+    rest = copies[on]
+    played = BatchStep.zeros(len(rest), engine.obs_size, engine.num_actions, engine.max_players)
+    seeds = np.zeros(len(rest), np.uint64)  # the player draws nothing at random
+    _play_out(rest, engine.params, kinds, weights[None], seeds, played)
+    values[on] = played.rewards[np.arange(len(rest)), seats[on]]
+    return Values(terms[roots, actions], values * 100.0, roots, len(games))
+
+
+def fit_weights(values: Values, valuation: Valuation, weights: np.ndarray) -> np.ndarray:
+    """The weights whose scores best predict the moves' values, each less its root's mean
+    (least squares, module docstring step 3); the others stay at ``weights``'."""
+    counts = np.bincount(values.roots, minlength=values.num_roots)
+
+    def centred(column: np.ndarray) -> np.ndarray:
+        means = np.bincount(values.roots, column, values.num_roots) / counts
+        return column - means[values.roots]
+
+    terms = np.stack([centred(values.terms[:, j]) for j in range(values.terms.shape[1])], 1)
+    fitted, *_ = np.linalg.lstsq(terms, centred(values.values), rcond=None)
+    out = weights.copy()
+    out[valuation.linear] = fitted
+    return out
+
+
+def policy_file(config: TrainConfig, weights: np.ndarray, path: Path) -> Path:
+    """The config's network reading the prior's feature with ``weights``, that feature as
+    its prior and its own output at zero: it plays the weights' best moves."""
+    encoding = game_spec(config.game).encoding
+    features = ObservationFeatures(
+        config.features, encoding, {**config.feature_weights, config.prior.feature: weights}
+    )
+    widths = tuple(config.ppo.policy_kwargs.net_arch or (64, 64))
+    header = PolicyHeader(
+        encoding.game_name,
+        features.size,
+        encoding.num_actions,
+        widths,
+        widths,
+        "tanh",
+        features.names,
+        prior=config.prior,
+    )
+    return save_policy(header.build(), path, encoding, features, value_target(config))
+
+
+def policy_iteration(
+    config: TrainConfig,
+    out: Path,
+    executor: Executor = SERIAL,
+    overwrite: bool = False,
+    progress: bool = False,
+    command: str = "",
+) -> tuple[Path, dict[str, Any]]:
+    """Run the config's ``policy_iteration`` section as the module docstring says; the
+    last generation's policy file and the report (``policy_iteration.json``'s content)."""
+    settings = _settings(config)
+    valuation = valuation_of(config)
+    weights = starting_weights(config)
+    limit_threads(config.torch_threads)
+    set_random_seed(config.seed)  # the network's hidden layers, which play no part yet
+    prepare_out_dir(out, overwrite, REPORT, "policy iteration run")
+    out.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(out / "config.yaml", yaml.safe_dump(config.as_dict(), sort_keys=False))
+    files = [policy_file(config, weights, out / f"generation_0{POLICY_SUFFIX}")]
+    against = {spec: spec for spec in settings.eval_against}
+    report: dict[str, Any] = {
+        "command": command,
+        "weight_names": list(valuation.weight_names),
+        "start": {
+            "weights": weights.tolist(),
+            "strength": strength(config, files[0], against, settings.eval_matches, executor),
+        },
+        "generations": [],
+    }
+    print(f"generation 0: {describe_strength(report['start']['strength'])}", flush=True)
+    write_text_atomic(out / REPORT, json.dumps(report, indent=1))
+    for number in range(1, settings.generations + 1):
+        started = time.time()
+        seeds = [config.seed + BATCH_SEED * (number * 1000 + i) for i in range(settings.batches)]
+        start = RolloutStart(config, tuple(weights.tolist()))
+        values = Values.concatenate(
+            list(executor.map(start, seeds, progress=progress, unit="batch"))
+        )
+        valued = time.time() - started
+        weights = fit_weights(values, valuation, weights)
+        files.append(policy_file(config, weights, out / f"generation_{number}{POLICY_SUFFIX}"))
+        fitted = time.time() - started - valued
+        rates = strength(
+            config,
+            files[-1],
+            {**against, "previous": str(files[-2])},
+            settings.eval_matches,
+            executor,
+        )
+        generation = {
+            "generation": number,
+            "roots": values.num_roots,
+            "moves_valued": len(values.values),
+            "weights": weights.tolist(),
+            "strength": rates,
+            "value_seconds": valued,
+            "fit_seconds": fitted,
+            "eval_seconds": time.time() - started - valued - fitted,
+        }
+        report["generations"].append(generation)
+        print(describe(generation), flush=True)
+        write_text_atomic(out / REPORT, json.dumps(report, indent=1))
+    plot(report, out / "policy_iteration.png", 1 / config.num_players)
+    return files[-1], report
+
+
+def describe(generation: dict[str, Any]) -> str:
+    """A generation's numbers on one line."""
+    return (
+        f"generation {generation['generation']}: {generation['roots']} roots, "
+        f"{generation['moves_valued']} moves played out; "
+        f"{describe_strength(generation['strength'])} "
+        f"(values {generation['value_seconds']:.0f} s, fit {generation['fit_seconds']:.0f} s, "
+        f"evaluate {generation['eval_seconds']:.0f} s)"
+    )
+
+
+def plot(report: dict[str, Any], path: Path, fair_share: float) -> None:
+    """Each generation's match win rate (95% intervals) against each fixed opponent
+    (generation 0: the start), as a PNG; a dashed line at ``fair_share``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    points = [report["start"], *report["generations"]]
+    for name in report["start"]["strength"]:
+        rates = [p["strength"][name] for p in points]
+        means = np.array([r["mean"] for r in rates])
+        spread = [means - [r["low"] for r in rates], [r["high"] for r in rates] - means]
+        ax.errorbar(range(len(rates)), means, yerr=spread, marker="o", capsize=4, label=name)
+    ax.axhline(fair_share, color="grey", linestyle="--", label="fair share")
+    ax.set_xlabel("generation (0: the start)")
+    ax.set_ylabel("match win rate")
+    ax.set_title("policy iteration by rollouts")
+    ax.legend()
+    save_figure(fig, path)
+    plt.close(fig)
+
+
+def _settings(config: TrainConfig) -> PolicyIterationConfig:
+    if config.policy_iteration is None:
+        raise ValueError(
+            "the config needs a policy_iteration section: its generations, batches and games"
+        )
+    return config.policy_iteration
+
+
+def main(argv: Sequence[str] | None = None) -> tuple[Path, dict[str, Any]]:
+    parser = ArgumentParser("spinner-policy-iteration", __doc__.split("\n\n")[0])
+    parser.add_argument("--config", type=Path, required=True, help=CONFIG_HELP)
+    parser.add_argument("--out-dir", type=Path, default=None, help="default: the config's out_dir")
+    parser.add_argument(
+        "--overwrite", action="store_true", help="replace the earlier run in the out dir"
+    )
+    parser.add_argument("--generations", type=int, default=None, help="overrides the config")
+    parser.add_argument("--batches", type=int, default=None, help="overrides the config")
+    executors.add_arguments(parser, "the rollout batches and evaluation deals")
+    parser.add_argument("--no-progress", action="store_true")
+    args = parser.parse_args(argv)
+    with fail_cleanly(parser, args.debug):
+        executor = Executor.from_args(args)
+        config = load_config(args.config)
+        overrides = {
+            key: value
+            for key, value in (("generations", args.generations), ("batches", args.batches))
+            if value is not None
+        }
+        if overrides:
+            section = dataclasses.replace(_settings(config), **overrides)
+            config = config.replace(policy_iteration=section)
+        command = "spinner-policy-iteration " + " ".join(argv if argv is not None else sys.argv[1:])
+        path, report = policy_iteration(
+            config,
+            Path(args.out_dir or config.out_dir),
+            executor,
+            args.overwrite,
+            not args.no_progress,
+            command,
+        )
+        print(f"wrote {path} and {path.parent / REPORT}")
+        return path, report
+
+
+def console() -> None:
+    """The ``spinner-policy-iteration`` console script (main returns its result to callers)."""
+    main()
+
+
+if __name__ == "__main__":
+    main()
