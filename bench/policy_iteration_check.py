@@ -54,7 +54,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         if args.smoke:
             weights = SPINNER_EXPERT.defaults * 0.5  # the expert's moves, from a file of its own
             shipped = load_config("spinner_2p_policy_iteration")
-            path = policy_file(shipped, weights, Path(folder) / "smoke.safetensors")
+            path = policy_file(shipped, weights, 0, Path(folder) / "smoke.safetensors")
             args.files, args.matches, args.seeds, args.file_matches = [str(path)], 8, [1], 16
         elif not args.files:
             parser.error("give policy files (or --smoke)")

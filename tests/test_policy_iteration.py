@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
-from spinner_env.agents import ExpertAgent, ExpertWeights
+from spinner_env.agents import ExpertAgent, ExpertWeights, make_agent
 from spinner_env.agents.base import choose_move
 from spinner_env.agents.features import (
     MEXICAN_TRAIN_EXPERT,
@@ -30,6 +30,7 @@ from spinner_env.train.policy_iteration import (
     _value_roots,
     fit_weights,
     main,
+    policy_file,
     policy_iteration,
     rollout_values,
     valuation_of,
@@ -172,6 +173,9 @@ def test_every_generation_leaves_a_policy_that_plays_its_weights(tmp_path):
     assert not np.allclose(weights, SPINNER_EXPERT.defaults)
     header = load_policy(path)[1]
     assert (header.format_version, header.feature_weights) == (5, {"expert": tuple(weights)})
+    assert header.value is None  # no value head is trained: the file claims none
+    again = policy_file(config, weights, 1, tmp_path / "again.safetensors")
+    assert again.read_bytes() == path.read_bytes()  # a file is its config, weights and generation
     agent = PolicyAgent.load(path, spinner_v0.ENCODING)
     _, obs, masks = decisions(300, 3)
     played = agent.act_batch(obs, masks)
@@ -250,3 +254,15 @@ def test_bad_input_is_one_line_and_status_2(tmp_path, capsys, changes, message):
 def test_the_shipped_config_loads():
     config = load_config("spinner_2p_policy_iteration")
     assert valuation_of(config) is SPINNER_EXPERT
+
+
+def test_the_committed_policy_iteration_agent_plays_its_learned_weights():
+    """``spinner_2p_policy_iteration`` is generation 2 of the shipped config: a network
+    whose output is zero, playing the weights in its file, which are not the expert's."""
+    agent = make_agent("spinner_2p_policy_iteration", encoding=spinner_v0.ENCODING)
+    weights = agent.features.weights["expert"]
+    assert not np.allclose(weights, SPINNER_EXPERT.defaults)
+    assert weights[SPINNER_EXPERT.weight_names.index("keep_wild")] < 5  # the expert's: 50
+    _, obs, masks = decisions(300, 4)
+    played = agent.act_batch(obs, masks)
+    assert (played == HeuristicPolicy(weights, "learned").act_batch(obs, masks)).all()

@@ -59,7 +59,7 @@ from spinner_env.train.config import PolicyIterationConfig, TrainConfig, load_co
 from spinner_env.train.evaluate import save_figure
 from spinner_env.train.executor import SERIAL, Executor
 from spinner_env.train.expert_iteration import describe_strength, strength
-from spinner_env.train.ppo import CONFIG_HELP, limit_threads, value_target
+from spinner_env.train.ppo import CONFIG_HELP, limit_threads
 from stable_baselines3.common.utils import set_random_seed
 
 from spinner_env.batched.core import BatchStep, _step
@@ -211,9 +211,11 @@ def fit_weights(values: Values, valuation: Valuation, weights: np.ndarray) -> np
     return out
 
 
-def policy_file(config: TrainConfig, weights: np.ndarray, path: Path) -> Path:
-    """The config's network reading the prior's feature with ``weights``, that feature as
-    its prior and its own output at zero: it plays the weights' best moves."""
+def policy_file(config: TrainConfig, weights: np.ndarray, generation: int, path: Path) -> Path:
+    """Generation ``generation``'s policy file: the config's network reading the prior's
+    feature with ``weights``, that feature as its prior and its own output at zero, so it
+    plays the weights' best moves. Its hidden layers, which play no part yet, are drawn
+    from the config's seed and the generation; it claims no value head (none is trained)."""
     encoding = game_spec(config.game).encoding
     features = ObservationFeatures(
         config.features, encoding, {**config.feature_weights, config.prior.feature: weights}
@@ -229,7 +231,8 @@ def policy_file(config: TrainConfig, weights: np.ndarray, path: Path) -> Path:
         features.names,
         prior=config.prior,
     )
-    return save_policy(header.build(), path, encoding, features, value_target(config))
+    set_random_seed(config.seed + generation)
+    return save_policy(header.build(), path, encoding, features)
 
 
 def policy_iteration(
@@ -246,11 +249,10 @@ def policy_iteration(
     valuation = valuation_of(config)
     weights = starting_weights(config)
     limit_threads(config.torch_threads)
-    set_random_seed(config.seed)  # the network's hidden layers, which play no part yet
     prepare_out_dir(out, overwrite, REPORT, "policy iteration run")
     out.mkdir(parents=True, exist_ok=True)
     write_text_atomic(out / "config.yaml", yaml.safe_dump(config.as_dict(), sort_keys=False))
-    files = [policy_file(config, weights, out / f"generation_0{POLICY_SUFFIX}")]
+    files = [policy_file(config, weights, 0, out / f"generation_0{POLICY_SUFFIX}")]
     against = {spec: spec for spec in settings.eval_against}
     report: dict[str, Any] = {
         "command": command,
@@ -272,7 +274,8 @@ def policy_iteration(
         )
         valued = time.time() - started
         weights = fit_weights(values, valuation, weights)
-        files.append(policy_file(config, weights, out / f"generation_{number}{POLICY_SUFFIX}"))
+        path = out / f"generation_{number}{POLICY_SUFFIX}"
+        files.append(policy_file(config, weights, number, path))
         fitted = time.time() - started - valued
         rates = strength(
             config,
