@@ -50,7 +50,7 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -559,16 +559,35 @@ def _settings(config: TrainConfig) -> ExpertIterationConfig:
     return config.expert_iteration
 
 
-def main(argv: Sequence[str] | None = None) -> tuple[Path, dict[str, Any]]:
-    parser = ArgumentParser("spinner-expert-iteration", __doc__.split("\n\n")[0])
+Run = Callable[[TrainConfig, Path, Executor, bool, bool, str], tuple[Path, dict[str, Any]]]
+"""A run of generations: (config, out dir, executor, overwrite, progress, command) -> the
+last generation's file and the report."""
+
+
+def generations_main(
+    argv: Sequence[str] | None,
+    prog: str,
+    description: str,
+    section: str,
+    size: str,
+    what: str,
+    settings: Callable[[TrainConfig], Any],
+    run: Run,
+    report: str,
+) -> tuple[Path, dict[str, Any]]:
+    """The command line of a run of generations (``spinner-expert-iteration``,
+    ``spinner-policy-iteration``): ``--config``, ``--out-dir``, ``--overwrite``, then
+    ``--generations`` and ``--<size>`` overriding the config's ``section`` (``settings``
+    reads it, or says it is missing), the executor's options for ``what``, ``--no-progress``."""
+    parser = ArgumentParser(prog, description)
     parser.add_argument("--config", type=Path, required=True, help=CONFIG_HELP)
     parser.add_argument("--out-dir", type=Path, default=None, help="default: the config's out_dir")
     parser.add_argument(
         "--overwrite", action="store_true", help="replace the earlier run in the out dir"
     )
     parser.add_argument("--generations", type=int, default=None, help="overrides the config")
-    parser.add_argument("--deals", type=int, default=None, help="overrides the config")
-    executors.add_arguments(parser, "the labelling and evaluation deals")
+    parser.add_argument(f"--{size}", type=int, default=None, help="overrides the config")
+    executors.add_arguments(parser, what)
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
     with fail_cleanly(parser, args.debug):
@@ -576,14 +595,13 @@ def main(argv: Sequence[str] | None = None) -> tuple[Path, dict[str, Any]]:
         config = load_config(args.config)
         overrides = {
             key: value
-            for key, value in (("generations", args.generations), ("deals", args.deals))
+            for key, value in (("generations", args.generations), (size, getattr(args, size)))
             if value is not None
         }
         if overrides:
-            section = dataclasses.replace(_settings(config), **overrides)
-            config = config.replace(expert_iteration=section)
-        command = "spinner-expert-iteration " + " ".join(argv if argv is not None else sys.argv[1:])
-        path, report = expert_iteration(
+            config = config.replace(**{section: dataclasses.replace(settings(config), **overrides)})
+        command = f"{prog} " + " ".join(argv if argv is not None else sys.argv[1:])
+        path, results = run(
             config,
             Path(args.out_dir or config.out_dir),
             executor,
@@ -591,8 +609,22 @@ def main(argv: Sequence[str] | None = None) -> tuple[Path, dict[str, Any]]:
             not args.no_progress,
             command,
         )
-        print(f"wrote {path} and {path.parent / REPORT}")
-        return path, report
+        print(f"wrote {path} and {path.parent / report}")
+        return path, results
+
+
+def main(argv: Sequence[str] | None = None) -> tuple[Path, dict[str, Any]]:
+    return generations_main(
+        argv,
+        "spinner-expert-iteration",
+        __doc__.split("\n\n")[0],
+        "expert_iteration",
+        "deals",
+        "the labelling and evaluation deals",
+        _settings,
+        expert_iteration,
+        REPORT,
+    )
 
 
 def console() -> None:

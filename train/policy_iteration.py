@@ -39,9 +39,7 @@ from its seed, so every backend gives the same weights.
 
 from __future__ import annotations
 
-import dataclasses
 import json
-import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -53,13 +51,11 @@ import yaml
 from spinner_env.agents.features import FEATURES, ObservationFeatures, Valuation
 from spinner_env.agents.policy import SUFFIX as POLICY_SUFFIX
 from spinner_env.agents.policy import PolicyHeader, save_policy
-from spinner_env.train import executor as executors
-from spinner_env.train.cli import ArgumentParser, fail_cleanly
-from spinner_env.train.config import PolicyIterationConfig, TrainConfig, load_config
+from spinner_env.train.config import PolicyIterationConfig, TrainConfig
 from spinner_env.train.evaluate import save_figure
 from spinner_env.train.executor import SERIAL, Executor
-from spinner_env.train.expert_iteration import describe_strength, strength
-from spinner_env.train.ppo import CONFIG_HELP, limit_threads
+from spinner_env.train.expert_iteration import describe_strength, generations_main, strength
+from spinner_env.train.ppo import limit_threads
 from stable_baselines3.common.utils import set_random_seed
 
 from spinner_env.batched.core import BatchStep, _step
@@ -345,39 +341,17 @@ def _settings(config: TrainConfig) -> PolicyIterationConfig:
 
 
 def main(argv: Sequence[str] | None = None) -> tuple[Path, dict[str, Any]]:
-    parser = ArgumentParser("spinner-policy-iteration", __doc__.split("\n\n")[0])
-    parser.add_argument("--config", type=Path, required=True, help=CONFIG_HELP)
-    parser.add_argument("--out-dir", type=Path, default=None, help="default: the config's out_dir")
-    parser.add_argument(
-        "--overwrite", action="store_true", help="replace the earlier run in the out dir"
+    return generations_main(
+        argv,
+        "spinner-policy-iteration",
+        __doc__.split("\n\n")[0],
+        "policy_iteration",
+        "batches",
+        "the rollout batches and evaluation deals",
+        _settings,
+        policy_iteration,
+        REPORT,
     )
-    parser.add_argument("--generations", type=int, default=None, help="overrides the config")
-    parser.add_argument("--batches", type=int, default=None, help="overrides the config")
-    executors.add_arguments(parser, "the rollout batches and evaluation deals")
-    parser.add_argument("--no-progress", action="store_true")
-    args = parser.parse_args(argv)
-    with fail_cleanly(parser, args.debug):
-        executor = Executor.from_args(args)
-        config = load_config(args.config)
-        overrides = {
-            key: value
-            for key, value in (("generations", args.generations), ("batches", args.batches))
-            if value is not None
-        }
-        if overrides:
-            section = dataclasses.replace(_settings(config), **overrides)
-            config = config.replace(policy_iteration=section)
-        command = "spinner-policy-iteration " + " ".join(argv if argv is not None else sys.argv[1:])
-        path, report = policy_iteration(
-            config,
-            Path(args.out_dir or config.out_dir),
-            executor,
-            args.overwrite,
-            not args.no_progress,
-            command,
-        )
-        print(f"wrote {path} and {path.parent / REPORT}")
-        return path, report
 
 
 def console() -> None:
