@@ -308,10 +308,6 @@ class ObservationFeatures:
         start = self.obs_size + sum(feature.size for feature in self._features[:index])
         return slice(start, start + self._features[index].size)
 
-    def weights_lists(self) -> dict[str, list[float]]:
-        """:attr:`weights` as plain lists (a policy file's header, a config)."""
-        return {name: values.tolist() for name, values in self.weights.items()}
-
     def __call__(self, observations: np.ndarray) -> np.ndarray:
         """One observation (1-D) or a batch (rows), each with the features after it."""
         x = np.asarray(observations, np.float32)

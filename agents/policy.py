@@ -201,9 +201,9 @@ class PolicyHeader:
             value=value,
             prior=getattr(policy, "prior", None),
             feature_weights={
-                name: tuple(weights)
+                name: tuple(weights.tolist())
                 for name, weights in (
-                    features.weights_lists() if isinstance(features, ObservationFeatures) else {}
+                    features.weights if isinstance(features, ObservationFeatures) else {}
                 ).items()
             },
         )

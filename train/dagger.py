@@ -166,10 +166,15 @@ def starting_policy(config: TrainConfig) -> MaskableActorCriticPolicy:
             policy, header = load_policy(config.init_file(), encoding)
         except ValueError as error:
             raise ValueError(f"init_from: {error}") from None
-        check_starts_as(
-            header, "init_from", config.features, config.prior, config.feature_weights
-        )
+        check_starts_as(header, "init_from", config.features, config.prior, config.feature_weights)
         return policy
+    return fresh_policy(config)
+
+
+def fresh_policy(config: TrainConfig) -> MaskableActorCriticPolicy:
+    """A fresh policy of the config's ``net_arch`` (tanh) reading its features (with their
+    ``feature_weights``); with the prior, a policy that starts as the prior's player."""
+    encoding = game_spec(config.game).encoding
     features = config.observation_features()
     widths = tuple(config.ppo.policy_kwargs.net_arch or (64, 64))
     size = encoding.obs_size if features is None else features.size

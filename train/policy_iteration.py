@@ -48,10 +48,11 @@ from typing import Any
 
 import numpy as np
 import yaml
-from spinner_env.agents.features import FEATURES, ObservationFeatures, Valuation
+from spinner_env.agents.features import FEATURES, Valuation
 from spinner_env.agents.policy import SUFFIX as POLICY_SUFFIX
-from spinner_env.agents.policy import PolicyHeader, save_policy
+from spinner_env.agents.policy import save_policy
 from spinner_env.train.config import PolicyIterationConfig, TrainConfig
+from spinner_env.train.dagger import fresh_policy
 from spinner_env.train.evaluate import save_figure
 from spinner_env.train.executor import SERIAL, Executor
 from spinner_env.train.expert_iteration import describe_strength, generations_main, strength
@@ -111,7 +112,7 @@ def valuation_of(config: TrainConfig) -> Valuation:
 def starting_weights(config: TrainConfig) -> np.ndarray:
     """The prior's weights in the config's ``feature_weights``, else the player's own."""
     valuation = valuation_of(config)
-    weights = config.feature_weights.get(config.prior.feature) if config.prior else None
+    weights = config.feature_weights.get(config.prior.feature)
     if weights is None:
         return valuation.defaults
     return valuation.checked(weights, "feature_weights")
@@ -171,10 +172,10 @@ def _value_roots(
 ) -> Values:
     """Every legal move of the roots ``games`` (their seat's ``obs`` and ``masks``) played
     out to the end of the hand; roots where a move goes out are left out."""
-    terms = valuation.terms(obs, masks, weights)
     scores = valuation.scores(obs, masks, weights)
     keep = ~np.isinf(np.where(masks != 0, scores, 0.0)).any(axis=1)
-    games, masks, terms = games[keep], masks[keep], terms[keep]
+    games, masks = games[keep], masks[keep]
+    terms = valuation.terms(obs[keep], masks, weights)
     roots, actions = np.nonzero(masks)
     copies = games[roots]
     seats = copies["current"].copy()
@@ -208,27 +209,16 @@ def fit_weights(values: Values, valuation: Valuation, weights: np.ndarray) -> np
 
 
 def policy_file(config: TrainConfig, weights: np.ndarray, generation: int, path: Path) -> Path:
-    """Generation ``generation``'s policy file: the config's network reading the prior's
-    feature with ``weights``, that feature as its prior and its own output at zero, so it
-    plays the weights' best moves. Its hidden layers, which play no part yet, are drawn
-    from the config's seed and the generation; it claims no value head (none is trained)."""
-    encoding = game_spec(config.game).encoding
-    features = ObservationFeatures(
-        config.features, encoding, {**config.feature_weights, config.prior.feature: weights}
-    )
-    widths = tuple(config.ppo.policy_kwargs.net_arch or (64, 64))
-    header = PolicyHeader(
-        encoding.game_name,
-        features.size,
-        encoding.num_actions,
-        widths,
-        widths,
-        "tanh",
-        features.names,
-        prior=config.prior,
-    )
+    """Generation ``generation``'s policy file: the config's fresh network reading the
+    prior's feature with ``weights``, that feature as its prior and its own output at zero,
+    so it plays the weights' best moves. Its hidden layers, which play no part yet, are
+    drawn from the config's seed and the generation; it claims no value head (none is
+    trained)."""
+    learned = {**config.feature_weights, config.prior.feature: weights.tolist()}
+    config = config.replace(feature_weights=learned)
     set_random_seed(config.seed + generation)
-    return save_policy(header.build(), path, encoding, features)
+    encoding = game_spec(config.game).encoding
+    return save_policy(fresh_policy(config), path, encoding, config.observation_features())
 
 
 def policy_iteration(
