@@ -84,7 +84,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         args.matches, args.hands = 1, 1
     with tempfile.TemporaryDirectory() as data_dir:
         url, server, thread = serve(Path(data_dir))
-        with httpx.Client(base_url=url) as http:
+        # A benchmark reports slow requests, it does not fail on them: httpx's default 5 s
+        # read timeout is shorter than an 8-player request that lays out many boards.
+        with httpx.Client(base_url=url, timeout=120) as http:
             http.get("/api/options")  # connect off the clock
             print(f"{args.game}: ms per move request (agents' replies included)")
             print(
