@@ -45,7 +45,8 @@ from spinner_env.batched.mexican_train_weights import (
     EXPERT_WEIGHT_NAMES as MEXICAN_TRAIN_EXPERT_WEIGHT_NAMES,
 )
 from spinner_env.batched.spinner_heuristic import heuristic_scores_from_obs, legal_masks_from_obs
-from spinner_env.batched.spinner_weights import WEIGHT_NAMES as SPINNER_WEIGHT_NAMES
+from spinner_env.batched.spinner_weights import COMPILED_WEIGHT_NAMES as SPINNER_WEIGHT_NAMES
+from spinner_env.batched.spinner_weights import WEIGHT_NAMES as SPINNER_PLAYER_WEIGHT_NAMES
 
 ADVANTAGE_POINTS = 30.0
 """The value gap, in a hand-written player's points, that :func:`advantages` scales to -1."""
@@ -74,7 +75,10 @@ class Valuation:
     legal, ``inf`` for going out) and ``legal(obs)`` the masks it reads. Every score is
     linear in the weights named in ``linear_in`` (:meth:`terms` gives what each adds):
     Spinner's in all but a hand-size threshold, Mexican Train's in none (its expert plans
-    its chains by its weights).
+    its chains by its weights). The first ``player_weights`` are the hand-written player's
+    own; any after them (Spinner's phase weights,
+    :data:`~spinner_env.batched.spinner_weights.PHASE_WEIGHT_NAMES`) only learning sets,
+    and weights given without them keep their defaults.
     """
 
     weight_names: tuple[str, ...]
@@ -82,6 +86,11 @@ class Valuation:
     linear_in: tuple[str, ...]
     legal: Callable[[np.ndarray], np.ndarray]
     scores: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+    player_weights: int
+
+    def __post_init__(self) -> None:
+        if not 0 < self.player_weights <= len(self.weight_names):
+            raise ValueError("player_weights must count some of the weight names")
 
     @property
     def defaults(self) -> np.ndarray:
@@ -92,17 +101,31 @@ class Valuation:
         """The indices of the weights every score is linear in."""
         return [i for i, name in enumerate(self.weight_names) if name in self.linear_in]
 
+    def linear_of(self, phases: bool) -> list[int]:
+        """:attr:`linear`, without the weights after the player's own unless ``phases``."""
+        return [i for i in self.linear if phases or i < self.player_weights]
+
     def checked(self, weights: Sequence[float] | np.ndarray, what: str) -> np.ndarray:
-        """``weights`` as float64, one finite number per weight name; ValueError naming
-        ``what`` otherwise."""
+        """``weights`` as float64, one finite number per weight name, or per weight of the
+        player's own (the rest at their defaults: files and configs written before the
+        phase weights); ValueError naming ``what`` otherwise."""
         try:
             array = np.asarray(weights, np.float64)
         except (TypeError, ValueError):
             array = None
+        if array is not None and array.shape == (self.player_weights,):
+            array = np.concatenate([array, self.defaults[self.player_weights :]])
         if array is None or array.shape != (len(self.weight_names),):
+            own = self.weight_names[: self.player_weights]
+            rest = len(self.weight_names) - self.player_weights
             raise ValueError(
-                f"{what} must be {len(self.weight_names)} numbers "
-                f"({', '.join(self.weight_names)}), got {weights!r}"
+                f"{what} must be {len(own)} numbers ({', '.join(own)})"
+                + (
+                    f", or those and {rest} more ({', '.join(self.weight_names[len(own) :])})"
+                    if rest
+                    else ""
+                )
+                + f", got {weights!r}"
             )
         if not np.isfinite(array).all():
             raise ValueError(f"{what} must be finite numbers, got {weights!r}")
@@ -114,20 +137,23 @@ class Valuation:
         obs = np.ascontiguousarray(observations, np.float32)
         return advantages(self.scores(obs, self.legal(obs), weights))
 
-    def terms(self, observations: np.ndarray, mask: np.ndarray, weights: np.ndarray) -> np.ndarray:
-        """What each linear weight adds to each action's score, per unit (rows,
-        actions, ``len(linear)``), 0 where an action is not legal or goes out. Scores are
-        linear in these weights, so their dot product with ``weights[linear]`` is the
-        score; the other weights are held at ``weights``' values. ValueError for a
-        valuation linear in no weight."""
-        if not self.linear:
+    def terms(
+        self, observations: np.ndarray, mask: np.ndarray, weights: np.ndarray, phases: bool = False
+    ) -> np.ndarray:
+        """What each linear weight (:meth:`linear_of` ``phases``) adds to each action's
+        score, per unit (rows, actions, weights), 0 where an action is not legal or goes
+        out. Scores are linear in these weights, so their dot product with those of
+        ``weights`` is the score less what the others add; the others are held at
+        ``weights``' values. ValueError for a valuation linear in no weight."""
+        linear = self.linear_of(phases)
+        if not linear:
             raise ValueError("this valuation is linear in none of its weights: it has no terms")
         obs = np.ascontiguousarray(observations, np.float32)
         mask = np.ascontiguousarray(mask, np.int8)
         base = self.scores(obs, mask, weights)
         finite = np.isfinite(base)
-        out = np.zeros((*base.shape, len(self.linear)))
-        for column, i in enumerate(self.linear):
+        out = np.zeros((*base.shape, len(linear)))
+        for column, i in enumerate(linear):
             shifted = weights.copy()
             shifted[i] += 1.0
             with np.errstate(invalid="ignore"):  # inf - inf where a move goes out
@@ -149,14 +175,17 @@ SPINNER_EXPERT = Valuation(
     linear_in=tuple(name for name in SPINNER_WEIGHT_NAMES if name != "late_hand_size"),
     legal=legal_masks_from_obs,
     scores=_spinner_scores,
+    player_weights=len(SPINNER_PLAYER_WEIGHT_NAMES),
 )
-"""Spinner's ``expert``: the expert's score of each legal placement (``ExpertWeights``)."""
+"""Spinner's ``expert``: the expert's score of each legal placement (``ExpertWeights``),
+with phase weights (0 for the expert) after its own."""
 MEXICAN_TRAIN_EXPERT = Valuation(
     weight_names=MEXICAN_TRAIN_EXPERT_WEIGHT_NAMES,
     default_weights=tuple(MexicanTrainExpertWeights().as_array().tolist()),
     linear_in=(),
     legal=mexican_train_expert.legal_masks,
     scores=_mexican_train_scores,
+    player_weights=len(MEXICAN_TRAIN_EXPERT_WEIGHT_NAMES),
 )
 """Mexican Train's ``expert``: the expert's value of each legal placement
 (``MexicanTrainExpertWeights``, without ``double_blank_50``, which the observation does

@@ -27,7 +27,7 @@ from spinner_env.agents.mexican_train_heuristic import (
     MexicanTrainWeights,
 )
 
-from spinner_env.batched.spinner_weights import EXPERT_WEIGHT_NAMES, WEIGHT_NAMES
+from spinner_env.batched.spinner_weights import COMPILED_WEIGHT_NAMES, EXPERT_WEIGHT_NAMES
 from spinner_env.games import CompiledPlayer
 from spinner_env.mexican_train import MexicanTrainRules, MexicanTrainState
 from spinner_env.spinner import DOUBLE_SPINNER, Place, S, SpinnerState, SpinnerTile, tile_points
@@ -55,11 +55,11 @@ class HeuristicWeights:
 
     def as_array(self) -> np.ndarray:
         """The weights as the batched engine's compiled heuristic reads them (float64, in
-        the order of ``spinner_env.batched.spinner_weights.WEIGHT_NAMES``). The compiled
-        code also plays the expert, whose weights extend these
-        (``spinner_env.agents.expert.ExpertWeights``): a weight not here is the expert's
-        own, and 0 turns its consideration off."""
-        return np.array([getattr(self, name, 0.0) for name in WEIGHT_NAMES], np.float64)
+        the order of ``spinner_env.batched.spinner_weights.COMPILED_WEIGHT_NAMES``). The
+        compiled code also plays the expert, whose weights extend these
+        (``spinner_env.agents.expert.ExpertWeights``), and learned phase weights: a weight
+        not here is written as 0, which turns its consideration off."""
+        return np.array([getattr(self, name, 0.0) for name in COMPILED_WEIGHT_NAMES], np.float64)
 
 
 class HeuristicAgent(ScoringAgent):
@@ -105,7 +105,7 @@ class HeuristicAgent(ScoringAgent):
         (``HeuristicWeights.as_array()``), the expert's own considerations off: the
         heuristic reads none of them, whatever the type of its weights."""
         weights = self.weights.as_array()
-        weights[-len(EXPERT_WEIGHT_NAMES) :] = 0.0
+        weights[[COMPILED_WEIGHT_NAMES.index(name) for name in EXPERT_WEIGHT_NAMES]] = 0.0
         return weights
 
     def compiled_twin(self, rules: object) -> CompiledPlayer | None:

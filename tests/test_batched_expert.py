@@ -28,8 +28,8 @@ from test_batched_heuristic import check_compiled_chooses_as
 from test_train import tiny_config
 
 from spinner_env.batched.mexican_train_expert import MexicanTrainExpertPolicy
-from spinner_env.batched.spinner_heuristic import EXPERT_WEIGHT_NAMES
 from spinner_env.batched.spinner_opponents import HeuristicPolicy
+from spinner_env.batched.spinner_weights import COMPILED_WEIGHT_NAMES, EXPERT_WEIGHT_NAMES
 from spinner_env.batched.vector import as_batched
 from spinner_env.mexican_train import MexicanTrainRules
 from spinner_env.spinner import SpinnerRules
@@ -43,6 +43,8 @@ WEIGHT_SETS = {
     # The heuristic's terms back on, the expert's at other strengths and a negative one.
     "odd": ExpertWeights(0.3, 2.7, 7, -1.25, 3.1, 0.45, 5.5, 0.1, 9.0, -2.0, 33.0, 11.5, -4.0),
 }
+EXPERT_WEIGHTS = [COMPILED_WEIGHT_NAMES.index(name) for name in EXPERT_WEIGHT_NAMES]
+"""Where the expert's own weights sit in a compiled weight array."""
 
 
 def check_expert(
@@ -52,7 +54,7 @@ def check_expert(
     return the decisions where its own terms changed the heuristic's scores' choice."""
     agent = ExpertAgent(weights=weights)
     without_own = agent.compiled_weights()
-    without_own[-len(EXPERT_WEIGHT_NAMES) :] = 0.0  # the heuristic's scores alone
+    without_own[EXPERT_WEIGHTS] = 0.0  # the heuristic's scores alone
     _, changed = check_compiled_chooses_as(agent, rules, seed, games, decisions, without_own)
     return changed
 
@@ -103,10 +105,10 @@ def test_the_expert_maps_to_its_compiled_weights() -> None:
     np.testing.assert_array_equal(default.weights, ExpertWeights().as_array())
     odd = as_batched(ExpertAgent(weights=WEIGHT_SETS["odd"]))
     np.testing.assert_array_equal(odd.weights, WEIGHT_SETS["odd"].as_array())
-    assert odd.weights[-1] == -4.0
+    assert odd.weights[COMPILED_WEIGHT_NAMES.index("own_stuck")] == -4.0
     heuristic = as_batched(HeuristicAgent(weights=WEIGHT_SETS["odd"]))
     assert heuristic.name == "heuristic"
-    assert not heuristic.weights[-len(EXPERT_WEIGHT_NAMES) :].any()
+    assert not heuristic.weights[EXPERT_WEIGHTS].any()
     for expert in ("expert", ExpertAgent()):
         policy = as_batched(expert, MexicanTrainRules())
         assert isinstance(policy, MexicanTrainExpertPolicy)

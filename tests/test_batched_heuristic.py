@@ -26,6 +26,11 @@ from spinner_env.batched.spinner_heuristic import (
     heuristic_actions_from_obs,
 )
 from spinner_env.batched.spinner_opponents import HeuristicPolicy
+from spinner_env.batched.spinner_weights import (
+    COMPILED_WEIGHT_NAMES,
+    EXPERT_WEIGHT_NAMES,
+    PHASE_WEIGHT_NAMES,
+)
 from spinner_env.batched.vector import as_batched
 from spinner_env.spinner import SpinnerRules
 
@@ -38,11 +43,14 @@ WEIGHT_SETS = {
 
 
 def test_weight_names_are_the_heuristic_weights_fields_then_the_experts() -> None:
-    """The heuristic's array holds its weights and the expert's own at 0 (off)."""
+    """The heuristic's array holds its weights, then the expert's own and the phase
+    weights at 0 (off)."""
     assert tuple(f.name for f in fields(HeuristicWeights)) == HEURISTIC_WEIGHT_NAMES
     assert tuple(f.name for f in fields(ExpertWeights)) == WEIGHT_NAMES
+    assert COMPILED_WEIGHT_NAMES == WEIGHT_NAMES + PHASE_WEIGHT_NAMES
     weights = WEIGHT_SETS["odd"]
-    expected = [getattr(weights, n) for n in HEURISTIC_WEIGHT_NAMES] + [0.0] * 3
+    expected = [getattr(weights, n) for n in HEURISTIC_WEIGHT_NAMES]
+    expected += [0.0] * (len(EXPERT_WEIGHT_NAMES) + len(PHASE_WEIGHT_NAMES))
     assert weights.as_array().tolist() == expected
 
 

@@ -96,17 +96,83 @@ def decisions(count: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return (np.concatenate(column)[:count] for column in (games, obs, masks))
 
 
-def test_spinner_expert_scores_are_its_terms_times_its_weights():
-    """The regression is a fit of the weights only because the score is linear in them."""
-    _, obs, masks = decisions(300, 1)
+@pytest.mark.parametrize("phases", [False, True])
+def test_spinner_expert_scores_are_its_terms_times_its_weights(phases):
+    """The regression is a fit of the weights only because the score is linear in them:
+    the player's own, and with ``phases`` the phase weights too (random where they are
+    fitted, 0 where not), late in the hand as early."""
+    _, obs, masks = decisions(3000, 1)
     rng = np.random.default_rng(0)
     weights = SPINNER_EXPERT.defaults * np.exp(rng.normal(0, 0.5, len(SPINNER_EXPERT.defaults)))
+    own = SPINNER_EXPERT.player_weights
+    weights[own:] = rng.normal(0, 3, len(weights) - own) if phases else 0.0
     scores = SPINNER_EXPERT.scores(obs, masks, weights)
-    terms = SPINNER_EXPERT.terms(obs, masks, weights)
+    terms = SPINNER_EXPERT.terms(obs, masks, weights, phases)
+    linear = SPINNER_EXPERT.linear_of(phases)
+    assert len(linear) == (33 if phases else 12)
     finite = np.isfinite(scores)
     assert finite.sum() > 1000
-    np.testing.assert_allclose((terms @ weights[SPINNER_EXPERT.linear])[finite], scores[finite])
-    assert "late_hand_size" not in [SPINNER_EXPERT.weight_names[i] for i in SPINNER_EXPERT.linear]
+    np.testing.assert_allclose((terms @ weights[linear])[finite], scores[finite])
+    assert "late_hand_size" not in [SPINNER_EXPERT.weight_names[i] for i in linear]
+
+
+def test_phase_weights_add_their_share_of_lateness_to_the_players_weights():
+    """``late_<w>`` adds to weight w its value times the lateness of the smallest opposing
+    hand, ``own_late_<w>`` times that of the player's own (spinner_weights' docstring):
+    each decision scores as the expert with weights changed so."""
+    _, obs, masks = decisions(3000, 3)
+    names = SPINNER_EXPERT.weight_names
+    phased = SPINNER_EXPERT.defaults.copy()
+    phased[names.index("late_block_next")] = 30.0
+    phased[names.index("own_late_points")] = -2.0
+    phased[names.index("own_late_keep_wild")] = 40.0
+    sizes = obs[:, spinner_v0.OBSERVATION_SLICES["hand_sizes"]]
+    late = phased[names.index("late_hand_size")]
+    lateness = np.maximum(0, late + 1 - sizes[:, 1]) / late  # 2 players: the one opponent
+    own_lateness = np.maximum(0, late + 1 - sizes[:, 0]) / late
+    assert (lateness > 0).sum() > 20 and (own_lateness > 0).sum() > 20
+    for row in np.flatnonzero((lateness > 0) | (own_lateness > 0) | (np.arange(len(obs)) < 50)):
+        plain = SPINNER_EXPERT.defaults.copy()
+        plain[names.index("block_next")] += 30.0 * lateness[row]
+        plain[names.index("points")] -= 2.0 * own_lateness[row]
+        plain[names.index("keep_wild")] += 40.0 * own_lateness[row]
+        np.testing.assert_allclose(
+            SPINNER_EXPERT.scores(obs[row : row + 1], masks[row : row + 1], phased),
+            SPINNER_EXPERT.scores(obs[row : row + 1], masks[row : row + 1], plain),
+        )
+
+
+@pytest.mark.parametrize("name", ["own_stuck", "late_block_next", "own_late_keep_wild"])
+def test_any_one_of_the_experts_weights_turns_its_terms_on(name):
+    """The heuristic's weights and one of the expert's (or a phase weight of one): its
+    consideration counts, as it would beside the others."""
+    _, obs, masks = decisions(3000, 5)
+    names = SPINNER_EXPERT.weight_names
+    heuristic = SPINNER_EXPERT.defaults.copy()
+    heuristic[[names.index(n) for n in ("block_next", "keep_wild", "own_stuck")]] = 0.0
+    alone, beside = heuristic.copy(), SPINNER_EXPERT.defaults.copy()
+    alone[names.index(name)] = beside[names.index(name)] = 30.0
+    expert_less = beside.copy()
+    expert_less[names.index(name)] = 0.0
+    with np.errstate(invalid="ignore"):  # inf - inf where a move goes out
+        gained = SPINNER_EXPERT.scores(obs, masks, alone) - SPINNER_EXPERT.scores(
+            obs, masks, heuristic
+        )
+        expected = SPINNER_EXPERT.scores(obs, masks, beside) - SPINNER_EXPERT.scores(
+            obs, masks, expert_less
+        )
+    finite = np.isfinite(gained)
+    assert (gained[finite] != 0).sum() > 20
+    np.testing.assert_allclose(gained[finite], expected[finite])
+
+
+def test_weights_written_before_the_phase_weights_still_read():
+    """A file or config with the expert's 13 weights: the phase weights at 0; any other
+    count is one clear error."""
+    own = SPINNER_EXPERT.defaults[: SPINNER_EXPERT.player_weights]
+    np.testing.assert_array_equal(SPINNER_EXPERT.checked(own, "w"), SPINNER_EXPERT.defaults)
+    with pytest.raises(ValueError, match=r"w must be 13 numbers .* or those and 21 more"):
+        SPINNER_EXPERT.checked(own[:-1], "w")
 
 
 def test_mexican_train_expert_is_not_fitted(tmp_path):
@@ -117,20 +183,22 @@ def test_mexican_train_expert_is_not_fitted(tmp_path):
         valuation_of(TrainConfig.from_dict(data))
 
 
-def test_the_fit_recovers_the_weights_that_made_the_values():
+@pytest.mark.parametrize("phases", [False, True])
+def test_the_fit_recovers_the_weights_that_made_the_values(phases):
     rng = np.random.default_rng(5)
     roots = np.repeat(np.arange(4000), 6)
-    linear = SPINNER_EXPERT.linear
+    linear = SPINNER_EXPERT.linear_of(phases)
     terms = rng.normal(size=(len(roots), len(linear)))
     truth = rng.normal(size=len(linear)) * 3
     # Each root's own level (its position's worth) is no part of any move's advantage.
     values = terms @ truth + rng.normal(size=4000)[roots] * 20 + rng.normal(size=len(roots))
     fitted = fit_weights(
-        Values(terms, values, roots, 4000), SPINNER_EXPERT, SPINNER_EXPERT.defaults
+        Values(terms, values, roots, 4000), SPINNER_EXPERT, SPINNER_EXPERT.defaults, phases
     )
     np.testing.assert_allclose(fitted[linear], truth, atol=0.05)
-    late = SPINNER_EXPERT.weight_names.index("late_hand_size")
-    assert fitted[late] == SPINNER_EXPERT.defaults[late]
+    untouched = [i for i in range(len(fitted)) if i not in linear]
+    assert SPINNER_EXPERT.weight_names.index("late_hand_size") in untouched
+    np.testing.assert_array_equal(fitted[untouched], SPINNER_EXPERT.defaults[untouched])
 
 
 def test_a_moves_value_is_the_hand_played_out_on_the_reference_engine():
@@ -147,7 +215,14 @@ def test_a_moves_value_is_the_hand_played_out_on_the_reference_engine():
         engine.games[0] = game
         obs = engine.observe(np.array([seat]))
         got = _value_roots(
-            engine, SPINNER_EXPERT, SPINNER_EXPERT.defaults, kinds, game[None], obs, mask[None]
+            engine,
+            SPINNER_EXPERT,
+            SPINNER_EXPERT.defaults,
+            kinds,
+            game[None],
+            obs,
+            mask[None],
+            phases=False,
         )
         for action, value in zip(np.flatnonzero(mask), got.values, strict=True):
             state = SpinnerRollouts.state_of(game, rules)
@@ -256,18 +331,34 @@ def test_bad_input_is_one_line_and_status_2(tmp_path, capsys, changes, message):
     assert not out.exists()
 
 
-def test_the_shipped_config_loads():
-    config = load_config("spinner_2p_policy_iteration")
+@pytest.mark.parametrize("name", ["spinner_2p_policy_iteration", "spinner_2p_phases"])
+def test_the_shipped_configs_load(name):
+    config = load_config(name)
     assert valuation_of(config) is SPINNER_EXPERT
 
 
-def test_the_committed_policy_iteration_agent_plays_its_learned_weights():
-    """``spinner_2p_policy_iteration`` is generation 2 of the shipped config: a network
-    whose output is zero, playing the weights in its file, which are not the expert's."""
-    agent = make_agent("spinner_2p_policy_iteration", encoding=spinner_v0.ENCODING)
+def test_the_phases_config_goes_on_from_the_committed_policy_iteration_agent():
+    """``spinner_2p_phases`` starts from ``spinner_2p_policy_iteration``'s weights."""
+    config = load_config("spinner_2p_phases")
+    assert config.policy_iteration.phases
+    committed = make_agent("spinner_2p_policy_iteration", encoding=spinner_v0.ENCODING)
+    np.testing.assert_array_equal(
+        SPINNER_EXPERT.checked(config.feature_weights["expert"], "start"),
+        committed.features.weights["expert"],
+    )
+
+
+@pytest.mark.parametrize("name", ["spinner_2p_policy_iteration", "spinner_2p_phases"])
+def test_the_committed_policy_iteration_agents_play_their_learned_weights(name):
+    """Each is a generation of its shipped config: a network whose output is zero, playing
+    the weights in its file, which are not the expert's (``spinner_2p_phases``: phase
+    weights too)."""
+    agent = make_agent(name, encoding=spinner_v0.ENCODING)
     weights = agent.features.weights["expert"]
     assert not np.allclose(weights, SPINNER_EXPERT.defaults)
     assert weights[SPINNER_EXPERT.weight_names.index("keep_wild")] < 5  # the expert's: 50
-    _, obs, masks = decisions(300, 4)
+    phased = weights[SPINNER_EXPERT.player_weights :].any()
+    assert phased == (name == "spinner_2p_phases")
+    _, obs, masks = decisions(3000, 4)
     played = agent.act_batch(obs, masks)
     assert (played == HeuristicPolicy(weights, "learned").act_batch(obs, masks)).all()

@@ -253,9 +253,10 @@ class PolicyIterationConfig:
     batches of ``games`` batched games for ``steps`` decisions each with the current
     weights of the prior's valuation at every seat; at ``root_share`` of the decisions
     with a choice, every legal move is played out to the end of the hand from the true
-    position, and the weights are fitted to the moves' values by least squares. Each
-    generation's policy file then plays ``eval_matches`` duplicate matches against each of
-    ``eval_against``."""
+    position, and the weights are fitted to the moves' values by least squares (with
+    ``phases``, the valuation's phase weights too: Spinner's
+    ``spinner_env.batched.spinner_weights.PHASE_WEIGHT_NAMES``). Each generation's policy
+    file then plays ``eval_matches`` duplicate matches against each of ``eval_against``."""
 
     generations: int = 2
     batches: int = 2
@@ -264,6 +265,7 @@ class PolicyIterationConfig:
     root_share: float = 0.5
     eval_against: list[str] = field(default_factory=lambda: ["expert"])
     eval_matches: int = 200
+    phases: bool = False
 
     def __post_init__(self) -> None:
         for key in ("generations", "batches", "games", "steps"):

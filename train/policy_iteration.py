@@ -23,7 +23,9 @@ the player's defaults. Each generation:
    predict the values (in points: a score gap of one is one point of hand score). Roots
    where a move goes out are left out (every way out is worth the same). This is one step
    of approximate policy iteration (the regression stands in for the greedy step over
-   the moves' values), in the family of the valuation's weights.
+   the moves' values), in the family of the valuation's weights: the player's own, and
+   with the section's ``phases`` its phase weights too (Spinner's: how each weight
+   changes as the hands near their end, ``spinner_env.batched.spinner_weights``).
 4. **Play.** The fitted weights are the next generation's player, and make its policy
    file: the config's network reading the valuation's feature with those weights, the
    feature as its prior, its own output at zero, so it plays the fitted scores' best move
@@ -156,7 +158,9 @@ def rollout_values(config: TrainConfig, weights: np.ndarray, seed: int) -> Value
         out = engine.step(player.act_batch(out.obs, out.mask))
         if pending and ((step + 1) % CHUNK_STEPS == 0 or step + 1 == settings.steps):
             games, obs, masks = (np.concatenate(column) for column in zip(*pending, strict=True))
-            parts.append(_value_roots(engine, valuation, weights, kinds, games, obs, masks))
+            parts.append(
+                _value_roots(engine, valuation, weights, kinds, games, obs, masks, settings.phases)
+            )
             pending = []
     return Values.concatenate(parts)
 
@@ -169,13 +173,15 @@ def _value_roots(
     games: np.ndarray,
     obs: np.ndarray,
     masks: np.ndarray,
+    phases: bool,
 ) -> Values:
     """Every legal move of the roots ``games`` (their seat's ``obs`` and ``masks``) played
-    out to the end of the hand; roots where a move goes out are left out."""
+    out to the end of the hand, with the terms of the weights fitted (``phases``: the
+    phase weights among them); roots where a move goes out are left out."""
     scores = valuation.scores(obs, masks, weights)
     keep = ~np.isinf(np.where(masks != 0, scores, 0.0)).any(axis=1)
     games, masks = games[keep], masks[keep]
-    terms = valuation.terms(obs[keep], masks, weights)
+    terms = valuation.terms(obs[keep], masks, weights, phases)
     roots, actions = np.nonzero(masks)
     copies = games[roots]
     seats = copies["current"].copy()
@@ -192,9 +198,13 @@ def _value_roots(
     return Values(terms[roots, actions], values * 100.0, roots, len(games))
 
 
-def fit_weights(values: Values, valuation: Valuation, weights: np.ndarray) -> np.ndarray:
+def fit_weights(
+    values: Values, valuation: Valuation, weights: np.ndarray, phases: bool = False
+) -> np.ndarray:
     """The weights whose scores best predict the moves' values, each less its root's mean
-    (least squares, module docstring step 3); the others stay at ``weights``'."""
+    (least squares, module docstring step 3): the valuation's linear weights, its phase
+    weights among them if ``phases`` (``values`` has a term of each); the others stay at
+    ``weights``'."""
     counts = np.bincount(values.roots, minlength=values.num_roots)
 
     def centred(column: np.ndarray) -> np.ndarray:
@@ -204,7 +214,7 @@ def fit_weights(values: Values, valuation: Valuation, weights: np.ndarray) -> np
     terms = np.stack([centred(values.terms[:, j]) for j in range(values.terms.shape[1])], 1)
     fitted, *_ = np.linalg.lstsq(terms, centred(values.values), rcond=None)
     out = weights.copy()
-    out[valuation.linear] = fitted
+    out[valuation.linear_of(phases)] = fitted
     return out
 
 
@@ -259,7 +269,7 @@ def policy_iteration(
             list(executor.map(start, seeds, progress=progress, unit="batch"))
         )
         valued = time.time() - started
-        weights = fit_weights(values, valuation, weights)
+        weights = fit_weights(values, valuation, weights, settings.phases)
         path = out / f"generation_{number}{POLICY_SUFFIX}"
         files.append(policy_file(config, weights, number, path))
         fitted = time.time() - started - valued

@@ -10,10 +10,14 @@ decision by decision. What the considerations are and why is the agents' docstri
 
 One scoring serves both players, because the expert is the heuristic with three more
 considerations (``ExpertWeights`` extends ``HeuristicWeights``): the weights come as a
-float64 array in the order of ``WEIGHT_NAMES`` (:mod:`~spinner_env.batched.spinner_weights`),
+float64 array in the order of ``COMPILED_WEIGHT_NAMES``
+(:mod:`~spinner_env.batched.spinner_weights`),
 which ``HeuristicWeights.as_array()`` writes, with the expert's own three at 0 for a
 heuristic. The expert's terms are computed only when one of them is not 0, so the
-heuristic pays nothing for them. The engine stays rules-only (no ``agents`` import).
+heuristic pays nothing for them. After the players' own weights come the phase weights
+(``PHASE_WEIGHT_NAMES``), which no hand-written player has: where one is not 0 the weights
+of a decision are its own plus each phase weight times the hand's lateness
+(:func:`_phased`). The engine stays rules-only (no ``agents`` import).
 """
 
 from __future__ import annotations
@@ -40,9 +44,12 @@ from spinner_env.batched.spinner import (
     _legal_mask,
 )
 from spinner_env.batched.spinner_weights import (
+    COMPILED_WEIGHT_NAMES,
     EXPERT_WEIGHT_NAMES,
     HEURISTIC_WEIGHT_NAMES,
+    LATE_WEIGHT_NAMES,
     NUM_WEIGHTS,
+    OWN_LATE_WEIGHT_NAMES,
     WEIGHT_NAMES,
 )
 from spinner_env.spinner import NUM_VALUES, S
@@ -66,6 +73,21 @@ _OPEN_WILD = WEIGHT_NAMES.index("open_wild")
 _BLOCK_NEXT = WEIGHT_NAMES.index("block_next")
 _KEEP_WILD = WEIGHT_NAMES.index("keep_wild")
 _OWN_STUCK = WEIGHT_NAMES.index("own_stuck")
+_LATE_OF = np.array([WEIGHT_NAMES.index(n.removeprefix("late_")) for n in LATE_WEIGHT_NAMES])
+"""The weight each ``late_`` phase weight adds to, in their order."""
+_OWN_LATE_OF = np.array(
+    [WEIGHT_NAMES.index(n.removeprefix("own_late_")) for n in OWN_LATE_WEIGHT_NAMES]
+)
+"""The weight each ``own_late_`` phase weight adds to, in their order."""
+_FIRST_PHASE = len(WEIGHT_NAMES)
+_EXPERT_WEIGHTS = np.array(
+    [
+        COMPILED_WEIGHT_NAMES.index(prefix + name)
+        for name in EXPERT_WEIGHT_NAMES
+        for prefix in ("", "late_", "own_late_")
+    ]
+)
+"""The expert's own weights and their phase weights."""
 
 _HAND = OBSERVATION_SLICES["hand"].start
 _PLACED = OBSERVATION_SLICES["placed"].start
@@ -110,7 +132,31 @@ def _fitting_without(fits: np.ndarray, tile: int, value: int) -> int:
 
 @njit(cache=True)
 def _plays_expert(w: np.ndarray) -> bool:
-    return w[_BLOCK_NEXT] != 0.0 or w[_KEEP_WILD] != 0.0 or w[_OWN_STUCK] != 0.0
+    for i in _EXPERT_WEIGHTS:  # noqa: SIM110 (a loop allocates nothing, per decision)
+        if w[i] != 0.0:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _phased(w: np.ndarray, lateness: float, own_lateness: float) -> np.ndarray:
+    """The weights of one decision: ``w`` itself where its phase weights are all 0 (every
+    hand-written player), else a copy whose own weights have each phase weight times its
+    lateness added."""
+    phased = False
+    for i in range(_FIRST_PHASE, NUM_WEIGHTS):
+        if w[i] != 0.0:
+            phased = True
+            break
+    if not phased:
+        return w
+    out = w.copy()
+    for k in range(_LATE_OF.shape[0]):
+        out[_LATE_OF[k]] += lateness * w[_FIRST_PHASE + k]
+    own = _FIRST_PHASE + _LATE_OF.shape[0]
+    for k in range(_OWN_LATE_OF.shape[0]):
+        out[_OWN_LATE_OF[k]] += own_lateness * w[own + k]
+    return out
 
 
 @njit(cache=True)
@@ -191,6 +237,8 @@ class _Hand(NamedTuple):
     fits: np.ndarray
     """... and the tiles fitting each, spinner tiles included (S4.2)."""
     lateness: float
+    weights: np.ndarray
+    """The weights of this decision (:func:`_phased`)."""
     per_point: float
     expert: bool
     plain_playable: bool
@@ -210,6 +258,7 @@ def _count_hand(
             fits[v] += _has(tile, v) or wild
     late = w[_LATE_HAND_SIZE]
     lateness = max(0.0, late + 1 - smallest_opposing) / late
+    w = _phased(w, lateness, max(0.0, late + 1 - hand.shape[0]) / late)
     per_point = w[_POINTS] + w[_LATE_POINTS] * lateness
     expert = _plays_expert(w)
     plain_playable = False
@@ -218,13 +267,14 @@ def _count_hand(
             if mask[a] and ACTION_TILE[a] >= 0 and TILE_HIGH[ACTION_TILE[a]] != S:
                 plain_playable = True
                 break
-    return _Hand(hand.shape[0], holders, fits, lateness, per_point, expert, plain_playable)
+    return _Hand(hand.shape[0], holders, fits, lateness, w, per_point, expert, plain_playable)
 
 
 @njit(cache=True, inline="always")
-def _score(a: int, h: _Hand, next_voids: np.ndarray, outlook: Outlook, w: np.ndarray) -> float:
+def _score(a: int, h: _Hand, next_voids: np.ndarray, outlook: Outlook) -> float:
     """``HeuristicAgent.score`` (with the expert's weights, ``ExpertAgent.score``) of the
-    placement ``a``."""
+    placement ``a``, with the decision's weights ``h.weights``."""
+    w = h.weights
     tile = ACTION_TILE[a]
     opens = ACTION_OPENS[a]
     variety = 0
@@ -279,7 +329,7 @@ def _choose(
     for a in range(first, NUM_ACTIONS):
         if not mask[a]:
             continue
-        score = _score(a, h, next_voids, outlook, w)
+        score = _score(a, h, next_voids, outlook)
         if best < 0 or score > best_score:
             best = a
             best_score = score
@@ -305,7 +355,7 @@ def _scores(
     h = _count_hand(hand, smallest_opposing, mask, first, w)
     for a in range(first, NUM_ACTIONS):
         if mask[a]:
-            out[a] = np.inf if hand.shape[0] == 1 else _score(a, h, next_voids, outlook, w)
+            out[a] = np.inf if hand.shape[0] == 1 else _score(a, h, next_voids, outlook)
 
 
 @njit(cache=True)
