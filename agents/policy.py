@@ -292,18 +292,18 @@ class PolicyHeader:
 
     def check_plays(self, encoding: Encoding) -> None:
         """ValueError naming every field that does not fit the game ``encoding`` is for."""
-        try:
-            features = self.observation_features(encoding)
-            if self.prior is not None:
-                self.prior.check_fits(features, self.num_actions)
-        except ValueError as err:
-            raise ValueError(f"the policy does not fit {encoding.game_name}: {err}") from None
-        input_size = features.size
-        wanted = {
+        wanted: dict[str, object] = {
             "game": encoding.game_name,
-            "obs_size": input_size,
             "num_actions": encoding.num_actions,
         }
+        if self.game == encoding.game_name:  # another game's features cannot be read here
+            try:
+                features = self.observation_features(encoding)
+                if self.prior is not None:
+                    self.prior.check_fits(features, self.num_actions)
+            except ValueError as err:
+                raise ValueError(f"the policy does not fit {encoding.game_name}: {err}") from None
+            wanted["obs_size"] = features.size
         wrong = [
             f"{name} {getattr(self, name)!r} (the game needs {value!r})"
             for name, value in wanted.items()
@@ -530,32 +530,32 @@ class PolicyAgent(Agent):
         return values if np.ndim(observation) == 2 else float(values[0])
 
     def choose(self, observation: np.ndarray, legal: np.ndarray, view: EngineView | None) -> int:
-        return self._decide(self.legal_probabilities(observation, legal), legal)
+        return self._decide(self.logits(observation)[legal], legal)
 
     def choose_explained(
         self, observation: np.ndarray, legal: np.ndarray, view: EngineView | None
     ) -> tuple[int, AgentView | None]:
         """:meth:`choose`'s action, with the probability of each legal move (the softmax
         of the legal logits) and, where the file has a value head, its value estimate."""
-        probabilities = self.legal_probabilities(observation, legal)
+        legal_logits = self.logits(observation)[legal]
         value = None if self.value_target is None else float(self.value(observation))
         moves = tuple(
             MoveView(int(a), probability=float(p))
-            for a, p in zip(legal, probabilities, strict=True)
+            for a, p in zip(legal, _softmax(legal_logits), strict=True)
         )
-        return self._decide(probabilities, legal), AgentView("policy", moves, value)
+        return self._decide(legal_logits, legal), AgentView("policy", moves, value)
 
     def legal_probabilities(self, observation: np.ndarray, legal: np.ndarray) -> np.ndarray:
         """The policy's probability of each of ``legal`` (action ids) for one observation:
         the softmax of their logits, the other actions masked out."""
-        logits = self.logits(observation)[legal]
-        probabilities = np.exp(logits - logits.max())
-        return probabilities / probabilities.sum()
+        return _softmax(self.logits(observation)[legal])
 
-    def _decide(self, probabilities: np.ndarray, legal: np.ndarray) -> int:
+    def _decide(self, legal_logits: np.ndarray, legal: np.ndarray) -> int:
+        """The most likely of ``legal`` by its logit (as :meth:`act_batch`: a softmax
+        rounds logits closer than float precision to equal probabilities), or a draw."""
         if self.deterministic:
-            return int(legal[int(np.argmax(probabilities))])
-        return int(self.rng.choice(legal, p=probabilities))
+            return int(legal[int(np.argmax(legal_logits))])
+        return int(self.rng.choice(legal, p=_softmax(legal_logits)))
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """One action per row, as :meth:`act` decides (a batched opponent of
@@ -586,6 +586,11 @@ def _feature_names(features: Sequence[str] | ObservationFeatures | None) -> tupl
     if features is None:
         return ()
     return features.names if isinstance(features, ObservationFeatures) else tuple(features)
+
+
+def _softmax(logits: np.ndarray) -> np.ndarray:
+    probabilities = np.exp(logits - logits.max())
+    return probabilities / probabilities.sum()
 
 
 def _forward(layers: list[tuple[Any, Any, Any]], x: np.ndarray) -> np.ndarray:

@@ -189,6 +189,21 @@ def test_policy_act_batch_decides_as_act_row_by_row():
     assert agent.act_batch(obs, masks).tolist() == expected
 
 
+def test_policy_act_and_act_batch_agree_on_logits_closer_than_a_softmax_tells_apart():
+    """Two legal logits 1e-10 apart have equal float probabilities: both paths still play
+    the larger, so a network rolls out alike one position or many at a time."""
+    agent = untrained_policy_agent()
+    agent.deterministic = True
+    masks = np.zeros((1, spinner_v0.NUM_ACTIONS), np.int8)
+    masks[0, [3, 7]] = 1
+    logits = np.zeros(spinner_v0.NUM_ACTIONS, np.float32)  # as a network gives them
+    logits[7] = 1e-10
+    weight = np.zeros((spinner_v0.NUM_ACTIONS, spinner_v0.OBSERVATION_SIZE), np.float32)
+    agent._layers = [(weight, logits, None)]  # a policy whose logits are the bias
+    obs = np.zeros((1, spinner_v0.OBSERVATION_SIZE), np.float32)
+    assert agent.act(obs[0], masks[0]) == agent.act_batch(obs, masks)[0] == 7
+
+
 def test_policy_act_batch_samples_legal_actions_by_their_softmax():
     """Gumbel-max sampling: each legal action about as often as its masked softmax says."""
     agent = untrained_policy_agent(seed=3)
