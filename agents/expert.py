@@ -4,7 +4,7 @@ lost show (rules: S1-S8; measurements in docs/search.md, "Where the points go").
 Against the search players the heuristic loses its points by tempo, not by what it keeps:
 the opponent goes out first in most hands, and the heuristic draws more. It spends its
 wild spinner tiles early (where a plain tile also fits, far more often than the learned
-``spinner_2p``) and so lacks them when nothing else fits. The expert scores
+``spinner_2p_clone``) and so lacks them when nothing else fits. The expert scores
 every legal placement as :class:`~spinner_env.agents.heuristic.HeuristicAgent` does (four of
 its terms off, see :class:`ExpertWeights`) and adds three considerations, all read from
 public information and its own hand (S8):

@@ -3,7 +3,7 @@
 (``train.imitate.fit``), each measured by how often it picks the teacher's move on held-out
 decisions and by duplicate matches against an opponent (``train.evaluate``).
 
-    python bench/clone_capacity.py --config spinner_2p --samples 300000 \
+    python bench/clone_capacity.py --config spinner_2p_clone --samples 300000 \
         --archs 64,64 128,128 256,256 512,512 --matches 200
     python bench/clone_capacity.py --smoke       # a few hundred decisions: a check that it runs
 
@@ -95,7 +95,7 @@ def run(
 def main(argv: Sequence[str] | None = None) -> None:
     parser = ArgumentParser(prog="clone_capacity", description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "--config", default="spinner_2p", help="a YAML file or a shipped config's name"
+        "--config", default="spinner_2p_clone", help="a YAML file or a shipped config's name"
     )
     parser.add_argument("--samples", type=int, default=300_000)
     parser.add_argument("--archs", nargs="+", default=["64,64", "128,128", "256,256", "512,512"])

@@ -288,7 +288,7 @@ def test_an_earlier_run_is_replaced_only_when_asked(tmp_path):
 
 def test_the_shipped_config_loads_and_its_operator_values_moves(tmp_path):
     config = load_config("spinner_2p_expert_iteration")
-    assert config.expert_iteration is not None and config.init_from == "spinner_2p"
+    assert config.expert_iteration is not None and config.init_from == "spinner_2p_clone"
     check_operator(config, config.init_file())
 
 

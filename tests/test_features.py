@@ -169,7 +169,7 @@ def test_a_policy_file_keeps_its_features_and_its_agent_reads_them(tmp_path):
     np.testing.assert_allclose(
         agent.logits(rows), PolicyAgent(policy).logits(features(rows)), rtol=1e-5, atol=1e-6
     )
-    with pytest.raises(ValueError, match="'plan' reads Mexican Train observations, not Spinner"):
+    with pytest.raises(ValueError, match=r"game 'Mexican Train' \(the game needs 'Spinner'\)"):
         load_policy(path, spinner_v0.ENCODING)
 
 
@@ -194,7 +194,7 @@ def test_an_agent_whose_features_do_not_fit_its_network_is_refused():
 
 
 def test_format_1_files_without_features_still_load():
-    for name in ("spinner_2p", "spinner_4p"):
+    for name in ("spinner_2p_clone", "spinner_4p"):
         header = load_policy(f"agents/checkpoints/{name}.safetensors")[1]
         assert header.features == () and header.format_version in (1, 2)
 

@@ -132,7 +132,7 @@ def test_the_win_rate_matrix_is_the_same_in_worker_processes():
     """The league's pairs on the executor: a sampling policy (as a snapshot), a jittered
     style and a search player give the same matrix in two worker processes as here."""
     config = TrainConfig.from_dict(tiny_league())
-    snapshot = make_agent("spinner_2p")
+    snapshot = make_agent("spinner_2p_clone")
     snapshot.deterministic = False  # as the league's snapshots: it samples its moves
     agents = [
         snapshot,

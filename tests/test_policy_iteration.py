@@ -331,15 +331,15 @@ def test_bad_input_is_one_line_and_status_2(tmp_path, capsys, changes, message):
     assert not out.exists()
 
 
-@pytest.mark.parametrize("name", ["spinner_2p_policy_iteration", "spinner_2p_phases"])
+@pytest.mark.parametrize("name", ["spinner_2p_policy_iteration", "spinner_2p"])
 def test_the_shipped_configs_load(name):
     config = load_config(name)
     assert valuation_of(config) is SPINNER_EXPERT
 
 
 def test_the_phases_config_goes_on_from_the_committed_policy_iteration_agent():
-    """``spinner_2p_phases`` starts from ``spinner_2p_policy_iteration``'s weights."""
-    config = load_config("spinner_2p_phases")
+    """``spinner_2p`` starts from ``spinner_2p_policy_iteration``'s weights."""
+    config = load_config("spinner_2p")
     assert config.policy_iteration.phases
     committed = make_agent("spinner_2p_policy_iteration", encoding=spinner_v0.ENCODING)
     np.testing.assert_array_equal(
@@ -348,17 +348,17 @@ def test_the_phases_config_goes_on_from_the_committed_policy_iteration_agent():
     )
 
 
-@pytest.mark.parametrize("name", ["spinner_2p_policy_iteration", "spinner_2p_phases"])
+@pytest.mark.parametrize("name", ["spinner_2p_policy_iteration", "spinner_2p"])
 def test_the_committed_policy_iteration_agents_play_their_learned_weights(name):
     """Each is a generation of its shipped config: a network whose output is zero, playing
-    the weights in its file, which are not the expert's (``spinner_2p_phases``: phase
-    weights too)."""
+    the weights in its file, which are not the expert's (the phased ones: phase weights
+    too)."""
     agent = make_agent(name, encoding=spinner_v0.ENCODING)
     weights = agent.features.weights["expert"]
     assert not np.allclose(weights, SPINNER_EXPERT.defaults)
     assert weights[SPINNER_EXPERT.weight_names.index("keep_wild")] < 5  # the expert's: 50
     phased = weights[SPINNER_EXPERT.player_weights :].any()
-    assert phased == (name == "spinner_2p_phases")
+    assert phased == (name == "spinner_2p")
     _, obs, masks = decisions(3000, 4)
     played = agent.act_batch(obs, masks)
     assert (played == HeuristicPolicy(weights, "learned").act_batch(obs, masks)).all()
