@@ -41,6 +41,7 @@ COMMITTED: dict[str, str] = {
     "mexican_train_4p": "mexican_train",
     "spinner_2p_policy_iteration": "spinner",
     "spinner_2p_clone": "spinner",
+    "spinner_4p_clone": "spinner",
 }
 """The committed policies (``checkpoints/<name>.safetensors``) by name, and each one's game."""
 DEFAULT_CHECKPOINT = CHECKPOINTS / "spinner_2p.safetensors"

@@ -194,7 +194,7 @@ def test_an_agent_whose_features_do_not_fit_its_network_is_refused():
 
 
 def test_format_1_files_without_features_still_load():
-    for name in ("spinner_2p_clone", "spinner_4p"):
+    for name in ("spinner_2p_clone", "spinner_4p_clone"):
         header = load_policy(f"agents/checkpoints/{name}.safetensors")[1]
         assert header.features == () and header.format_version in (1, 2)
 

@@ -89,7 +89,7 @@ def test_a_policy_files_value_head_predicts_what_its_critic_does(tmp_path, encod
     assert agent.value(obs[3]) == pytest.approx(float(expected[3]), abs=1e-6)
 
 
-@pytest.mark.parametrize("name", ["spinner_2p_clone", "spinner_4p"])
+@pytest.mark.parametrize("name", ["spinner_2p_clone", "spinner_4p_clone"])
 def test_an_older_file_loads_but_has_no_value_head_to_ask(name):
     """The committed Spinner files are formats 1 and 2: they play as before; a value is
     refused."""

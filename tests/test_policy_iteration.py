@@ -331,7 +331,7 @@ def test_bad_input_is_one_line_and_status_2(tmp_path, capsys, changes, message):
     assert not out.exists()
 
 
-@pytest.mark.parametrize("name", ["spinner_2p_policy_iteration", "spinner_2p"])
+@pytest.mark.parametrize("name", ["spinner_2p_policy_iteration", "spinner_2p", "spinner_4p"])
 def test_the_shipped_configs_load(name):
     config = load_config(name)
     assert valuation_of(config) is SPINNER_EXPERT
@@ -348,7 +348,7 @@ def test_the_phases_config_goes_on_from_the_committed_policy_iteration_agent():
     )
 
 
-@pytest.mark.parametrize("name", ["spinner_2p_policy_iteration", "spinner_2p"])
+@pytest.mark.parametrize("name", ["spinner_2p_policy_iteration", "spinner_2p", "spinner_4p"])
 def test_the_committed_policy_iteration_agents_play_their_learned_weights(name):
     """Each is a generation of its shipped config: a network whose output is zero, playing
     the weights in its file, which are not the expert's (the phased ones: phase weights
@@ -358,7 +358,7 @@ def test_the_committed_policy_iteration_agents_play_their_learned_weights(name):
     assert not np.allclose(weights, SPINNER_EXPERT.defaults)
     assert weights[SPINNER_EXPERT.weight_names.index("keep_wild")] < 5  # the expert's: 50
     phased = weights[SPINNER_EXPERT.player_weights :].any()
-    assert phased == (name == "spinner_2p")
+    assert phased == (name != "spinner_2p_policy_iteration")
     _, obs, masks = decisions(3000, 4)
     played = agent.act_batch(obs, masks)
     assert (played == HeuristicPolicy(weights, "learned").act_batch(obs, masks)).all()

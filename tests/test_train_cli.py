@@ -115,7 +115,7 @@ def test_every_config_ships_with_the_package_and_loads_by_name_anywhere(tmp_path
     for path in CONFIGS.glob("*.yaml"):
         assert config_path(path.stem).read_text() == path.read_text()
         assert config_path(path.name) == config_path(path.stem)
-        load_config(path.stem)  # and runs here: spinner_4p's init_from names a shipped policy
+        load_config(path.stem)  # and runs here: spinner_4p_clone's init_from names a shipped policy
     assert load_config("quick") == load_config(CONFIGS / "quick.yaml")
     assert load_config("exploit.yaml").name == "exploit"
     # A file of the name, where there is one, comes first.
