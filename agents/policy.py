@@ -545,11 +545,6 @@ class PolicyAgent(Agent):
         )
         return self._decide(legal_logits, legal), AgentView("policy", moves, value)
 
-    def legal_probabilities(self, observation: np.ndarray, legal: np.ndarray) -> np.ndarray:
-        """The policy's probability of each of ``legal`` (action ids) for one observation:
-        the softmax of their logits, the other actions masked out."""
-        return _softmax(self.logits(observation)[legal])
-
     def _decide(self, legal_logits: np.ndarray, legal: np.ndarray) -> int:
         """The most likely of ``legal`` by its logit (as :meth:`act_batch`: a softmax
         rounds logits closer than float precision to equal probabilities), or a draw."""
