@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from spinner_env.agents.expert import ExpertWeights
@@ -45,6 +46,7 @@ from spinner_env.batched.mexican_train_weights import (
     EXPERT_WEIGHT_NAMES as MEXICAN_TRAIN_EXPERT_WEIGHT_NAMES,
 )
 from spinner_env.batched.spinner_heuristic import heuristic_scores_from_obs, legal_masks_from_obs
+from spinner_env.batched.spinner_opponents import HeuristicPolicy
 from spinner_env.batched.spinner_weights import COMPILED_WEIGHT_NAMES as SPINNER_WEIGHT_NAMES
 from spinner_env.batched.spinner_weights import WEIGHT_NAMES as SPINNER_PLAYER_WEIGHT_NAMES
 
@@ -72,7 +74,10 @@ class Valuation:
     carries (learned ones: ``spinner_env.train.policy_iteration``).
 
     ``scores(obs, mask, weights)`` gives rows of values (``-inf`` for an action that is not
-    legal, ``inf`` for going out) and ``legal(obs)`` the masks it reads. Every score is
+    legal, ``inf`` for going out), ``legal(obs)`` the masks it reads, and
+    ``player(weights, name)`` the player that makes the best-scored move as a batched policy
+    (``act_batch``; where it has one, its ``compiled_twin``, which the batched engine and
+    the search players' rollouts play in compiled code). Every score is
     linear in the weights named in ``linear_in`` (:meth:`terms` gives what each adds):
     Spinner's in all but a hand-size threshold, Mexican Train's in none (its expert plans
     its chains by its weights). The first ``player_weights`` are the hand-written player's
@@ -87,6 +92,7 @@ class Valuation:
     legal: Callable[[np.ndarray], np.ndarray]
     scores: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
     player_weights: int
+    player: Callable[[np.ndarray, str], Any]
 
     def __post_init__(self) -> None:
         if not 0 < self.player_weights <= len(self.weight_names):
@@ -176,6 +182,7 @@ SPINNER_EXPERT = Valuation(
     legal=legal_masks_from_obs,
     scores=_spinner_scores,
     player_weights=len(SPINNER_PLAYER_WEIGHT_NAMES),
+    player=HeuristicPolicy,
 )
 """Spinner's ``expert``: the expert's score of each legal placement (``ExpertWeights``),
 with phase weights (0 for the expert) after its own."""
@@ -186,6 +193,7 @@ MEXICAN_TRAIN_EXPERT = Valuation(
     legal=mexican_train_expert.legal_masks,
     scores=_mexican_train_scores,
     player_weights=len(MEXICAN_TRAIN_EXPERT_WEIGHT_NAMES),
+    player=lambda weights, name: mexican_train_expert.MexicanTrainExpertPolicy(weights, name=name),
 )
 """Mexican Train's ``expert``: the expert's value of each legal placement
 (``MexicanTrainExpertWeights``, without ``double_blank_50``, which the observation does
@@ -316,6 +324,7 @@ class ObservationFeatures:
         if len(set(names)) != len(names):
             raise ValueError(f"observation features are named twice: {list(names)}")
         self.names = names
+        self.game = game
         self._features = [FEATURES[name][game] for name in names]
         self.weights: dict[str, np.ndarray] = {}
         for name, values in (weights or {}).items():

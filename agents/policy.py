@@ -48,7 +48,7 @@ from stable_baselines3.common.torch_layers import FlattenExtractor
 
 from spinner_env.aec import Encoding
 from spinner_env.files import write_bytes_atomic
-from spinner_env.games import GAMES, game_named_in_files
+from spinner_env.games import GAMES, CompiledPlayer, game_named_in_files
 
 FORMAT = "spinner-env-policy"
 FORMAT_VERSION = 5
@@ -510,6 +510,27 @@ class PolicyAgent(Agent):
                 logits = logits + policy.prior_logits(batch)
             logits = logits.cpu().numpy()
         return logits if obs.ndim == 2 else logits[0]
+
+    def compiled_twin(self, rules: Any) -> CompiledPlayer | None:
+        """The compiled player of the prior's valuation, with the weights the file gives
+        its feature, where the policy is that player: it plays its most likely action, and
+        its network's output layer is zero (as policy iteration writes its generations), so
+        its logits are the prior's, whose best action (the lowest id among equals) is the
+        valuation's. The batched engine and the search players' rollouts then play it in
+        compiled code, without a forward pass or the feature; None otherwise."""
+        if not self.deterministic or self._prior is None or self._layers is None:
+            return None
+        weight, bias, _ = self._layers[-1]
+        if weight.any() or bias.any():
+            return None
+        feature = self.policy.prior.feature
+        valuation = FEATURES[feature][self.features.game].valuation
+        if valuation is None:  # a prior that no weighted player scores
+            return None
+        weights = self.features.weights.get(feature, valuation.defaults)
+        player = valuation.player(weights, self.name)
+        declared = getattr(player, "compiled_twin", None)  # the Mexican Train expert has none
+        return None if declared is None else declared(rules)
 
     def value(self, observation: np.ndarray) -> np.ndarray | float:
         """The value head's prediction (see :attr:`value_target`) for one observation, or

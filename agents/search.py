@@ -45,7 +45,10 @@ position at once, one forward pass a step for all of them, with the same result 
 reference engine for the argmax policy); PIMC then plays out as many determinizations per
 call as fill :data:`POLICY_BATCH` positions, and ``cutoff=N`` stops each rollout after N
 decisions (with a choice) and scores it for every seat by the network's value head, which
-must predict the score (``VALUE_TARGETS``). A policy made for another game is a
+must predict the score (``VALUE_TARGETS``). A network that is its prior's player (its
+output layer zero, as policy iteration writes ``spinner_2p`` and ``spinner_4p``:
+``PolicyAgent.compiled_twin``) rolls out as that compiled player, without a forward pass,
+unless a cutoff asks for its value head. A policy made for another game is a
 ValueError at the first decision. A rollout policy with a batched twin
 (``Agent.batched_twin``: the Mexican Train expert, compiled, reading the observations)
 plays there the same way. Any other rollout (an agent of your own) plays on the reference
@@ -332,7 +335,7 @@ class SearchAgent(Agent):
         twin = CompiledPlayer("random") if agent is None else agent.compiled_twin(rules)
         rollouts = game_of(game).rollouts()
         to_match_end = self.options.score == "match"
-        if twin is not None:
+        if twin is not None and self.options.cutoff is None:  # a cutoff asks the value head
             return rollouts.playing_as(twin, rules, to_match_end=to_match_end)
         if callable(getattr(agent, "act_batch", None)):
             batched = agent

@@ -5,6 +5,8 @@ file, its agent and its training."""
 
 from __future__ import annotations
 
+import random
+
 import numpy as np
 import pytest
 import torch
@@ -19,13 +21,25 @@ from spinner_env.agents.features import (
     spinner_expert_advantages,
 )
 from spinner_env.agents.mexican_train_expert import MexicanTrainExpertAgent
-from spinner_env.agents.policy import PolicyAgent, PriorPolicy, load_policy, save_policy
+from spinner_env.agents.policy import (
+    PolicyAgent,
+    PriorPolicy,
+    ValueTarget,
+    load_policy,
+    save_policy,
+)
+from spinner_env.agents.search import VALUE_TARGETS
 from spinner_env.train.ppo import train
 from test_imitate import mexican_train_config
+from test_search import decision
 
 from spinner_env import mexican_train_v0, spinner_v0
+from spinner_env.batched.core import sample_legal
 from spinner_env.batched.mexican_train_expert import legal_masks
-from spinner_env.batched.spinner_heuristic import legal_masks_from_obs
+from spinner_env.batched.spinner import BatchedSpinner
+from spinner_env.batched.spinner_heuristic import heuristic_actions, legal_masks_from_obs
+from spinner_env.mexican_train import MexicanTrainRules
+from spinner_env.spinner import SpinnerRules
 
 MEXICAN_TRAIN = mexican_train_v0.ENCODING
 EXPERT_PRIOR = ActionPrior("expert", 30.0)
@@ -215,3 +229,56 @@ def test_a_row_without_a_table_has_nothing_legal_and_every_action_at_minus_one()
     rows = np.zeros((2, MEXICAN_TRAIN.obs_size), np.float32)
     assert not legal_masks(rows).any()
     assert (mexican_train_expert_advantages(rows) == -1).all()
+
+
+@pytest.mark.parametrize(("name", "num_players"), [("spinner_2p", 2), ("spinner_4p", 4)])
+def test_a_policy_that_is_its_priors_player_has_it_as_compiled_twin(name, num_players):
+    """The committed policy-iteration networks (output layer zero, the expert prior with
+    learned weights) declare the compiled heuristic with those weights, and it makes their
+    moves decision by decision, read from the game records, through hand episodes where
+    a random move is played one time in three."""
+    agent = make_agent(name)
+    rules = SpinnerRules(num_players=num_players)
+    twin = agent.compiled_twin(rules)
+    assert twin is not None and twin.kind == "heuristic"
+    np.testing.assert_array_equal(twin.weights, agent.features.weights["expert"])
+    assert agent.compiled_twin(MexicanTrainRules()) is None
+    engine = BatchedSpinner(48, rules, reward="hand_score", episode="hand", learner_seat=None)
+    step = engine.reset(num_players)
+    rng = np.random.default_rng(num_players)
+    choices = 0
+    for _ in range(150):
+        compiled = heuristic_actions(engine.games, num_players, step.mask, twin.weights)
+        np.testing.assert_array_equal(agent.act_batch(step.obs, step.mask), compiled)
+        choices += int((step.mask.sum(axis=1) > 1).sum())
+        explore = rng.random(len(compiled)) < 1 / 3
+        step = engine.step(np.where(explore, sample_legal(step.mask, rng.random(48)), compiled))
+    assert choices > 2000
+
+
+def test_only_a_policy_that_plays_its_priors_best_move_has_a_compiled_twin():
+    """A trained output layer, sampling, no prior, or a prior no compiled player scores
+    (Mexican Train's expert, which plays through its batched twin): no twin."""
+    policy, features = prior_policy(encoding=spinner_v0.ENCODING, names=("expert",))
+    rules = SpinnerRules()
+    assert PolicyAgent(policy, features=features).compiled_twin(rules) is not None
+    assert PolicyAgent(policy, deterministic=False, features=features).compiled_twin(rules) is None
+    with torch.no_grad():
+        policy.action_net.bias[3] = 0.5
+    assert PolicyAgent(policy, features=features).compiled_twin(rules) is None
+    assert make_agent("spinner_2p_clone").compiled_twin(rules) is None
+    policy, features = prior_policy(names=("expert",))
+    agent = PolicyAgent(policy, features=features)
+    assert agent.compiled_twin(MexicanTrainRules(num_players=4)) is None
+
+
+def test_search_rolls_out_a_policy_that_is_its_priors_player_compiled(tmp_path):
+    """Compiled rollouts, no forward pass, unless a cutoff asks for the value head."""
+    policy, features = prior_policy(encoding=spinner_v0.ENCODING, names=("expert",))
+    target = ValueTarget(*VALUE_TARGETS["points"], 1.0)
+    path = save_policy(policy, tmp_path / "p.safetensors", spinner_v0.ENCODING, features, target)
+    state, _ = decision("spinner", 2, seed=5)
+    for spec, by_policy in ((f"rollout={path}", False), (f"rollout={path},cutoff=2", True)):
+        agent = make_agent(f"pimc:iterations=1,{spec}", seed=0)
+        agent._play_out(state, spinner_v0.ENCODING, random.Random(0))
+        assert agent._by_policy(state) is by_policy
