@@ -1,9 +1,9 @@
 """Search players: iterations per second, what an iteration costs, and strength by budget.
 
 1. Speed: PIMC and ISMCTS (heuristic, random and policy-network rollouts: the committed
-   ``spinner_2p`` and ``mexican_train_4p``) deciding on positions of random play
-   (decisions with two or more legal moves), both games, 2 players, rolling out on the
-   reference engine and on the batched numba engine: iterations per CPU second (a PIMC
+   ``spinner_2p_clone``, ``spinner_2p`` and ``mexican_train_4p``) deciding on positions of
+   random play (decisions with two or more legal moves), both games, 2 players, rolling
+   out on the reference engine and on the batched numba engine: iterations per CPU second (a PIMC
    iteration is one determinization with a rollout of every legal move; a network's
    PIMC rollouts share forward passes, so a larger budget runs faster per iteration).
 2. Cost of one iteration's parts: the belief (once per decision), a determinization,
@@ -44,8 +44,14 @@ from spinner_env.belief import Belief
 from spinner_env.games import game_spec
 from spinner_env.match import MatchState
 
-POLICIES = {"spinner": "spinner_2p", "mexican_train": "mexican_train_4p"}
-"""The committed policy network each game's network-guided rows roll out with."""
+POLICIES = {
+    "spinner": ("spinner_2p_clone", "spinner_2p"),
+    "mexican_train": ("mexican_train_4p",),
+}
+"""The committed policy networks each game's network-guided rows roll out with: networks
+that run a forward pass a step (``spinner_2p_clone``, ``mexican_train_4p``) and, in Spinner,
+one that is its prior's player and so rolls out as the compiled heuristic with its learned
+weights (``spinner_2p``, ``PolicyAgent.compiled_twin``)."""
 
 
 def positions(game: str, num_players: int, count: int) -> list[tuple[MatchState, np.ndarray]]:
@@ -154,9 +160,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         rows = [
             (player, iterations, rollout)
             for player, iterations in (("ismcts", 40), ("pimc", 4))
-            for rollout in ("heuristic", "random", POLICIES[game])
+            for rollout in ("heuristic", "random", *POLICIES[game])
         ]
-        rows.append(("pimc", 32, POLICIES[game]))  # a policy's batches fill with more
+        # A network's batches fill with more determinizations.
+        rows.extend(("pimc", 32, policy) for policy in POLICIES[game])
         for player, iterations, rollout in rows:
             for engine in ("reference", "batched"):
                 spec = f"{player}:rollout={rollout},engine={engine}"
