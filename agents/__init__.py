@@ -38,6 +38,7 @@ CHECKPOINTS = Path(__file__).parent / "checkpoints"
 COMMITTED: dict[str, str] = {
     "spinner_2p": "spinner",
     "spinner_4p": "spinner",
+    "spinner_4p_residual": "spinner",
     "mexican_train_4p": "mexican_train",
     "spinner_2p_policy_iteration": "spinner",
     "spinner_2p_clone": "spinner",

@@ -45,7 +45,11 @@ from spinner_env.batched.mexican_train_plan import PLAN_SIZE, plan_features
 from spinner_env.batched.mexican_train_weights import (
     EXPERT_WEIGHT_NAMES as MEXICAN_TRAIN_EXPERT_WEIGHT_NAMES,
 )
-from spinner_env.batched.spinner_heuristic import heuristic_scores_from_obs, legal_masks_from_obs
+from spinner_env.batched.spinner_heuristic import (
+    heuristic_score_sets_from_obs,
+    heuristic_scores_from_obs,
+    legal_masks_from_obs,
+)
 from spinner_env.batched.spinner_opponents import HeuristicPolicy
 from spinner_env.batched.spinner_weights import COMPILED_WEIGHT_NAMES as SPINNER_WEIGHT_NAMES
 from spinner_env.batched.spinner_weights import WEIGHT_NAMES as SPINNER_PLAYER_WEIGHT_NAMES
@@ -64,6 +68,99 @@ def advantages(values: np.ndarray) -> np.ndarray:
         gap = np.where(values == best, 0.0, (values - best) / ADVANTAGE_POINTS)
     gap = np.where(np.isfinite(best), gap, np.where(values == np.inf, 0.0, -1.0))
     return np.clip(gap, -1.0, 0.0).astype(np.float32)
+
+
+@dataclass(frozen=True)
+class Residual:
+    """A learned correction to a valuation's scores: a small network of each move's terms
+    (:meth:`Valuation.terms`, all linear weights), standardised by ``mean`` and ``scale``,
+    through hidden layers of tanh to one number, in the score's units (points), added to
+    every finite score. ``layers`` are (weight, bias) pairs, the last one's weight a single
+    row. Policy iteration fits it (``spinner_env.train.policy_iteration``); a policy file
+    carries it as numbers (``feature_residuals``, read without unpickling)."""
+
+    mean: np.ndarray
+    scale: np.ndarray
+    layers: tuple[tuple[np.ndarray, np.ndarray], ...]
+
+    def __post_init__(self) -> None:
+        size = self.mean.shape[0] if self.mean.ndim == 1 else -1
+        if size < 1 or self.scale.shape != (size,) or not (self.scale > 0).all():
+            raise ValueError("a residual's mean and scale must be rows of one size, scale > 0")
+        width = size
+        for k, (weight, bias) in enumerate(self.layers):
+            if weight.ndim != 2 or weight.shape[1] != width or bias.shape != (weight.shape[0],):
+                raise ValueError(
+                    f"a residual's layer {k} must map {width} numbers: weight (out, {width}) "
+                    f"and bias (out,), got {weight.shape} and {bias.shape}"
+                )
+            width = weight.shape[0]
+        if not self.layers or width != 1:
+            raise ValueError("a residual's last layer must give one number")
+        arrays = [self.mean, self.scale, *(a for layer in self.layers for a in layer)]
+        if not all(np.isfinite(a).all() for a in arrays):
+            raise ValueError("a residual's numbers must be finite")
+
+    @property
+    def size(self) -> int:
+        """How many terms it reads."""
+        return int(self.mean.shape[0])
+
+    def __call__(self, terms: np.ndarray) -> np.ndarray:
+        """The correction of each row of ``terms`` (any leading shape, last axis: terms)."""
+        x = (terms - self.mean) / self.scale
+        for weight, bias in self.layers[:-1]:
+            x = np.tanh(x @ weight.T + bias)
+        weight, bias = self.layers[-1]
+        return (x @ weight.T + bias)[..., 0]
+
+    def as_dict(self) -> dict[str, Any]:
+        """Plain lists, as a policy file's header keeps them."""
+        return {
+            "mean": self.mean.tolist(),
+            "scale": self.scale.tolist(),
+            "layers": [{"weight": w.tolist(), "bias": b.tolist()} for w, b in self.layers],
+        }
+
+    @classmethod
+    def from_dict(cls, data: Any, what: str) -> Residual:
+        """Read :meth:`as_dict`'s form; ValueError naming ``what`` if it is not one."""
+        layers = data.get("layers") if isinstance(data, dict) else None
+        if (
+            not isinstance(data, dict)
+            or set(data) != {"mean", "scale", "layers"}
+            or not isinstance(layers, list)
+            or not all(
+                isinstance(layer, dict) and set(layer) == {"weight", "bias"} for layer in layers
+            )
+        ):
+            raise ValueError(
+                f"{what} must be an object of mean, scale and layers (each a weight and a bias)"
+            )
+        try:
+            return cls(
+                _numbers(data["mean"]),
+                _numbers(data["scale"]),
+                tuple((_numbers(layer["weight"]), _numbers(layer["bias"])) for layer in layers),
+            )
+        except ValueError as error:
+            raise ValueError(f"{what}: {error}") from None
+
+
+def _numbers(values: Any) -> np.ndarray:
+    """A list (of lists) of numbers as float64; ValueError for anything else."""
+
+    def plain(v: Any) -> bool:
+        if isinstance(v, list):
+            return all(plain(x) for x in v)
+        return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+    if not isinstance(values, list) or not plain(values):
+        raise ValueError(f"expected lists of numbers, got {str(values)[:60]!r}")
+    try:
+        return np.array(values, np.float64)
+    except ValueError:
+        raise ValueError("ragged lists of numbers") from None
 
 
 @dataclass(frozen=True)
@@ -93,10 +190,16 @@ class Valuation:
     scores: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
     player_weights: int
     player: Callable[[np.ndarray, str], Any]
+    score_sets: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray] | None = None
+    """Where the scores are linear in some weights: the score of each legal action (rows:
+    the mask's legal entries in ``np.nonzero`` order) under each of a stack of weight
+    vectors (columns), each observation read once, which :meth:`scored_terms` needs."""
 
     def __post_init__(self) -> None:
         if not 0 < self.player_weights <= len(self.weight_names):
             raise ValueError("player_weights must count some of the weight names")
+        if bool(self.linear_in) != (self.score_sets is not None):
+            raise ValueError("a valuation linear in some weights gives score_sets, others none")
 
     @property
     def defaults(self) -> np.ndarray:
@@ -137,11 +240,37 @@ class Valuation:
             raise ValueError(f"{what} must be finite numbers, got {weights!r}")
         return array
 
-    def advantages(self, observations: np.ndarray, weights: np.ndarray) -> np.ndarray:
-        """:func:`advantages` of the scores with ``weights``, each row read from its
-        observation."""
+    def advantages(
+        self, observations: np.ndarray, weights: np.ndarray, residual: Residual | None = None
+    ) -> np.ndarray:
+        """:func:`advantages` of the scores with ``weights`` (and ``residual``,
+        :meth:`corrected_scores`), each row read from its observation."""
         obs = np.ascontiguousarray(observations, np.float32)
-        return advantages(self.scores(obs, self.legal(obs), weights))
+        return advantages(self.corrected_scores(obs, self.legal(obs), weights, residual))
+
+    def corrected_scores(
+        self,
+        observations: np.ndarray,
+        mask: np.ndarray,
+        weights: np.ndarray,
+        residual: Residual | None,
+    ) -> np.ndarray:
+        """:attr:`scores` with ``weights``, plus ``residual`` of each finite one's
+        :meth:`terms` (all linear weights); without a residual, the scores."""
+        if residual is None:
+            return self.scores(observations, mask, weights)
+        self.check_residual(residual, "the residual")
+        scores, rows, actions, terms = self.scored_terms(observations, mask, weights, True)
+        scores[rows, actions] += residual(terms)
+        return scores
+
+    def check_residual(self, residual: Residual, what: str) -> None:
+        """ValueError naming ``what`` unless ``residual`` reads one term per linear weight."""
+        if residual.size != len(self.linear):
+            raise ValueError(
+                f"{what} reads {residual.size} terms; this valuation has {len(self.linear)} "
+                "(one per weight its scores are linear in)"
+            )
 
     def terms(
         self, observations: np.ndarray, mask: np.ndarray, weights: np.ndarray, phases: bool = False
@@ -151,20 +280,51 @@ class Valuation:
         out. Scores are linear in these weights, so their dot product with those of
         ``weights`` is the score less what the others add; the others are held at
         ``weights``' values. ValueError for a valuation linear in no weight."""
+        base, rows, actions, terms = self.scored_terms(observations, mask, weights, phases)
+        out = np.zeros((*base.shape, terms.shape[1]))
+        out[rows, actions] = terms
+        return out
+
+    def scored_terms(
+        self, observations: np.ndarray, mask: np.ndarray, weights: np.ndarray, phases: bool = False
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`terms` of the finite scores only, without the rows of zeros: the scores
+        with ``weights`` (rows, actions), the row and the action of each finite one, and
+        its terms (one row each, in the order of ``np.nonzero``)."""
         linear = self.linear_of(phases)
         if not linear:
             raise ValueError("this valuation is linear in none of its weights: it has no terms")
         obs = np.ascontiguousarray(observations, np.float32)
         mask = np.ascontiguousarray(mask, np.int8)
-        base = self.scores(obs, mask, weights)
-        finite = np.isfinite(base)
-        out = np.zeros((*base.shape, len(linear)))
-        for column, i in enumerate(linear):
-            shifted = weights.copy()
-            shifted[i] += 1.0
-            with np.errstate(invalid="ignore"):  # inf - inf where a move goes out
-                out[..., column] = np.where(finite, self.scores(obs, mask, shifted) - base, 0.0)
-        return out
+        weight_sets = np.repeat(weights[None], len(linear) + 1, axis=0)
+        weight_sets[np.arange(1, len(linear) + 1), linear] += 1.0
+        sets = self.score_sets(obs, mask, weight_sets)  # type: ignore[misc]
+        rows, actions = np.nonzero(mask)
+        base = np.full(mask.shape, -np.inf)
+        base[rows, actions] = sets[:, 0]
+        finite = np.isfinite(sets[:, 0])
+        terms = sets[finite, 1:] - sets[finite, :1]
+        return base, rows[finite], actions[finite], terms
+
+
+@dataclass(frozen=True)
+class ValuationPolicy:
+    """A valuation's best-scored move with ``weights`` and ``residual``
+    (:meth:`Valuation.corrected_scores`; the lowest id among equals, the one legal action
+    where nothing is scored), as a batched policy (``act_batch``): what a policy file
+    whose network's own output is zero plays, without the network."""
+
+    valuation: Valuation
+    weights: np.ndarray
+    residual: Residual | None = None
+    name: str = "valuation"
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        obs = np.ascontiguousarray(observations, np.float32)
+        masks = np.ascontiguousarray(masks, np.int8)
+        scores = self.valuation.corrected_scores(obs, masks, self.weights, self.residual)
+        unscored = np.finfo(np.float64).min  # a draw or a pass, alone legal
+        return np.argmax(np.where(masks != 0, np.maximum(scores, unscored), -np.inf), axis=1)
 
 
 def _spinner_scores(obs: np.ndarray, mask: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -183,6 +343,7 @@ SPINNER_EXPERT = Valuation(
     scores=_spinner_scores,
     player_weights=len(SPINNER_PLAYER_WEIGHT_NAMES),
     player=HeuristicPolicy,
+    score_sets=heuristic_score_sets_from_obs,
 )
 """Spinner's ``expert``: the expert's score of each legal placement (``ExpertWeights``),
 with phase weights (0 for the expert) after its own."""
@@ -225,14 +386,21 @@ class Feature:
     compute: Callable[[np.ndarray], np.ndarray]
     valuation: Valuation | None = None
 
-    def values(self, observations: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
+    def values(
+        self,
+        observations: np.ndarray,
+        weights: np.ndarray | None = None,
+        residual: Residual | None = None,
+    ) -> np.ndarray:
         """The feature of each row; ``weights`` (only for a feature with a valuation)
-        in place of the player's own."""
-        if weights is None:
+        in place of the player's own, and a ``residual`` added to its scores."""
+        if weights is None and residual is None:
             return self.compute(observations)
         if self.valuation is None:
             raise ValueError(f"the feature {self.name!r} takes no weights")
-        return self.valuation.advantages(observations, weights)
+        if weights is None:
+            weights = self.valuation.defaults
+        return self.valuation.advantages(observations, weights, residual)
 
 
 FEATURES: dict[str, dict[str, Feature]] = {}
@@ -300,13 +468,16 @@ class ObservationFeatures:
     """Appends the named features to observations of the game of ``encoding``; no names,
     the observation as it is. ``weights`` gives a weighted feature (one with a
     :class:`Valuation`) other weights than its player's, by name. ValueError for a name
-    that is not a feature of that game, or weights that do not fit their feature."""
+    that is not a feature of that game, or weights that do not fit their feature.
+    ``residuals`` adds a learned :class:`Residual` to a weighted feature's scores, by name.
+    """
 
     def __init__(
         self,
         names: Sequence[str],
         encoding: Encoding,
         weights: Mapping[str, Sequence[float]] | None = None,
+        residuals: Mapping[str, Residual] | None = None,
     ) -> None:
         names = tuple(names)
         game = encoding.game_name
@@ -334,6 +505,15 @@ class ObservationFeatures:
             if valuation is None:
                 raise ValueError(f"the feature {name!r} takes no weights")
             self.weights[name] = valuation.checked(values, f"the {name!r} feature's weights")
+        self.residuals: dict[str, Residual] = {}
+        for name, residual in (residuals or {}).items():
+            if name not in names:
+                raise ValueError(f"a residual for {name!r}, which is not among {list(names)}")
+            valuation = FEATURES[name][game].valuation
+            if valuation is None or not valuation.linear:
+                raise ValueError(f"the feature {name!r} has no terms for a residual to read")
+            valuation.check_residual(residual, f"the {name!r} feature's residual")
+            self.residuals[name] = residual
         self.obs_size = encoding.obs_size
         self.size = encoding.obs_size + sum(feature.size for feature in self._features)
 
@@ -352,6 +532,9 @@ class ObservationFeatures:
         if not self.names:
             return x
         rows = x if x.ndim == 2 else x[None]
-        extra = [feature.values(rows, self.weights.get(feature.name)) for feature in self._features]
+        extra = [
+            feature.values(rows, self.weights.get(feature.name), self.residuals.get(feature.name))
+            for feature in self._features
+        ]
         out = np.concatenate([rows, *extra], axis=1)
         return out if x.ndim == 2 else out[0]

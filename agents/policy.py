@@ -43,7 +43,7 @@ from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.distributions import MaskableDistribution
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from spinner_env.agents.base import Agent, AgentView, EngineView, MoveView
-from spinner_env.agents.features import FEATURES, ActionPrior, ObservationFeatures
+from spinner_env.agents.features import FEATURES, ActionPrior, ObservationFeatures, Residual
 from stable_baselines3.common.torch_layers import FlattenExtractor
 
 from spinner_env.aec import Encoding
@@ -51,11 +51,18 @@ from spinner_env.files import write_bytes_atomic
 from spinner_env.games import GAMES, CompiledPlayer, game_named_in_files
 
 FORMAT = "spinner-env-policy"
-FORMAT_VERSION = 5
-READABLE_VERSIONS = (1, 2, 3, 4, 5)
+FORMAT_VERSION = 6
+READABLE_VERSIONS = (1, 2, 3, 4, 5, 6)
 """Format 2 added the header's ``features``, format 3 its ``value``, format 4 its
-``prior``, format 5 its ``feature_weights``; older files load as before."""
-_FIELDS_SINCE = {"features": 2, "value": 3, "prior": 4, "feature_weights": 5}
+``prior``, format 5 its ``feature_weights``, format 6 its ``feature_residuals``; older
+files load as before."""
+_FIELDS_SINCE = {
+    "features": 2,
+    "value": 3,
+    "prior": 4,
+    "feature_weights": 5,
+    "feature_residuals": 6,
+}
 """Header fields newer than format 1, by the version that added them."""
 SUFFIX = ".safetensors"
 
@@ -167,6 +174,10 @@ class PolicyHeader:
     feature_weights: dict[str, tuple[float, ...]] = field(default_factory=dict)
     """Weights of weighted ``features`` (an ``expert`` valuation) in place of their
     player's defaults, by feature name: learned ones (``spinner-policy-iteration``)."""
+    feature_residuals: dict[str, Residual] = field(default_factory=dict)
+    """Learned corrections to weighted ``features``' scores (a small network of each move's
+    terms, :class:`~spinner_env.agents.features.Residual`), by feature name; its numbers sit
+    in the header, as the weights do."""
     format_version: int = FORMAT_VERSION
 
     @classmethod
@@ -206,6 +217,9 @@ class PolicyHeader:
                     features.weights if isinstance(features, ObservationFeatures) else {}
                 ).items()
             },
+            feature_residuals=dict(
+                features.residuals if isinstance(features, ObservationFeatures) else {}
+            ),
         )
 
     @classmethod
@@ -283,12 +297,26 @@ class PolicyHeader:
                 raise ValueError(f"feature_weights: the feature {name!r} takes no weights")
             feature.valuation.checked(values, f"feature_weights of {name!r}")
         header["feature_weights"] = {name: tuple(values) for name, values in weights.items()}
+        residuals = header.get("feature_residuals", {})
+        if not isinstance(residuals, dict):
+            raise ValueError(f"feature_residuals must be an object, got {residuals!r}")
+        for name, data in residuals.items():
+            feature = FEATURES.get(name, {}).get(header["game"])
+            if name not in features or feature is None or feature.valuation is None:
+                raise ValueError(f"feature_residuals names {name!r}, not a weighted feature")
+            residuals[name] = Residual.from_dict(data, f"feature_residuals of {name!r}")
+            feature.valuation.check_residual(residuals[name], f"feature_residuals of {name!r}")
+        header["feature_residuals"] = residuals
         header["policy_layers"] = tuple(header["policy_layers"])
         header["value_layers"] = tuple(header["value_layers"])
         return cls(**header)
 
     def metadata(self) -> dict[str, str]:
-        return {"format": FORMAT, "header": json.dumps(asdict(self))}
+        fields = asdict(self)
+        fields["feature_residuals"] = {
+            name: residual.as_dict() for name, residual in self.feature_residuals.items()
+        }
+        return {"format": FORMAT, "header": json.dumps(fields)}
 
     def check_plays(self, encoding: Encoding) -> None:
         """ValueError naming every field that does not fit the game ``encoding`` is for."""
@@ -315,7 +343,9 @@ class PolicyHeader:
     def observation_features(self, encoding: Encoding) -> ObservationFeatures:
         """The network's features for ``encoding``'s game, with the file's weights;
         ValueError if they do not fit it."""
-        return ObservationFeatures(self.features, encoding, self.feature_weights)
+        return ObservationFeatures(
+            self.features, encoding, self.feature_weights, self.feature_residuals
+        )
 
     def build(self) -> MaskableActorCriticPolicy:
         """An untrained policy of this shape, for the file's tensors to fill."""
@@ -517,13 +547,16 @@ class PolicyAgent(Agent):
         its network's output layer is zero (as policy iteration writes its generations), so
         its logits are the prior's, whose best action (the lowest id among equals) is the
         valuation's. The batched engine and the search players' rollouts then play it in
-        compiled code, without a forward pass or the feature; None otherwise."""
+        compiled code, without a forward pass or the feature; None otherwise (and where
+        the feature carries a learned residual)."""
         if not self.deterministic or self._prior is None or self._layers is None:
             return None
         weight, bias, _ = self._layers[-1]
         if weight.any() or bias.any():
             return None
         feature = self.policy.prior.feature
+        if feature in self.features.residuals:  # a learned network no compiled player runs
+            return None
         valuation = FEATURES[feature][self.features.game].valuation
         if valuation is None:  # a prior that no weighted player scores
             return None

@@ -2,16 +2,18 @@
 (``spinner-policy-iteration``) against the compiled expert: thousands of matches in
 seconds, where the evaluator's 400 take a minute and leave a few points of interval.
 
-For each file: its weights played by the compiled heuristic (``HeuristicPolicy``, the same
-moves as the file) over ``--matches`` matches from each of ``--seeds``, then the file
+For each file: its valuation played without the network (the compiled heuristic of its
+weights, ``HeuristicPolicy``, or where the file adds a learned residual to the weights'
+scores, ``ValuationPolicy`` in Python; the same moves as the file) over ``--matches``
+matches from each of ``--seeds``, then the file
 itself (``PolicyAgent``, its network included) over ``--file-matches`` from one more seed;
 each is the first match of that many batched games (``train.league.win_rate``: the
 learner's seat drawn, the expert at every other seat, whole matches under the default
 rules).
 
     python bench/policy_iteration_check.py runs/spinner_2p_policy_iteration/generation_2.safetensors
-    python bench/policy_iteration_check.py --players 4 runs/<4-player run>/generation_2.safetensors
-    python bench/policy_iteration_check.py --smoke    # a file of its own, 16 matches: does it run
+    python bench/policy_iteration_check.py --players 4 runs/<4-player run>/generation_1.safetensors
+    python bench/policy_iteration_check.py --smoke    # files of its own, 16 matches: does it run
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-from spinner_env.agents.features import SPINNER_EXPERT
+from spinner_env.agents.features import SPINNER_EXPERT, Residual, ValuationPolicy
 from spinner_env.agents.policy import PolicyAgent
 from spinner_env.train.config import load_config
 from spinner_env.train.league import win_rate
@@ -44,7 +46,7 @@ def learned_weights(agent: PolicyAgent, path: str) -> np.ndarray:
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("files", nargs="*")
-    parser.add_argument("--smoke", action="store_true", help="a file of its own, 16 matches")
+    parser.add_argument("--smoke", action="store_true", help="files of its own, 16 matches")
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--matches", type=int, default=2048, help="per seed, for the weights")
     parser.add_argument("--seeds", type=int, nargs="+", default=[1000, 2000])
@@ -54,8 +56,17 @@ def main(argv: Sequence[str] | None = None) -> None:
         if args.smoke:
             weights = SPINNER_EXPERT.defaults * 0.5  # the expert's moves, from a file of its own
             shipped = load_config("spinner_2p_policy_iteration")
-            path = policy_file(shipped, weights, 0, Path(folder) / "smoke.safetensors")
-            args.files, args.matches, args.seeds, args.file_matches = [str(path)], 8, [1], 16
+            size = len(SPINNER_EXPERT.linear)
+            rng = np.random.default_rng(0)
+            hidden = (rng.normal(size=(8, size)), np.zeros(8))
+            residual = Residual(
+                np.zeros(size), np.ones(size), (hidden, (np.ones((1, 8)), np.zeros(1)))
+            )
+            args.files = [
+                str(policy_file(shipped, weights, 0, Path(folder) / "smoke.safetensors")),
+                str(policy_file(shipped, weights, 0, Path(folder) / "r.safetensors", residual)),
+            ]
+            args.matches, args.seeds, args.file_matches = 8, [1], 16
         elif not args.files:
             parser.error("give policy files (or --smoke)")
         check(parser, args)
@@ -73,11 +84,15 @@ def check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
         except ValueError as error:
             parser.error(str(error))
         start = time.time()
-        player = HeuristicPolicy(weights, "learned")
+        residual = agent.features.residuals.get("expert")
+        if residual is None:
+            player = HeuristicPolicy(weights, "learned")
+        else:
+            player = ValuationPolicy(SPINNER_EXPERT, weights, residual, "learned")
         rates = [win_rate(player, expert, config, args.matches, seed) for seed in args.seeds]
         file_rate = win_rate(agent, expert, config, args.file_matches, max(args.seeds) + 1000)
         print(
-            f"{path}: its weights {np.mean(rates):.1%} of {args.matches * len(args.seeds)} "
+            f"{path}: its valuation {np.mean(rates):.1%} of {args.matches * len(args.seeds)} "
             f"matches ({', '.join(f'{r:.1%}' for r in rates)}), the file {file_rate:.1%} of "
             f"{args.file_matches} ({time.time() - start:.0f} s)",
             flush=True,

@@ -2,7 +2,8 @@
 spinner-policy-iteration): Spinner's expert valuation is linear in its weights (so a
 regression on its terms is a fit of its weights), the fit recovers weights that made the
 values, the moves' values are the hand's end as the reference engine plays it, every
-generation's policy file plays its weights' moves and carries them (format 5), the same
+generation's policy file plays its weights' moves and carries them (format 5; format 6
+adds a learned residual of the moves' terms, which it plays too), the same
 weights come from every executor backend, and bad input is one clear error."""
 
 from __future__ import annotations
@@ -14,21 +15,26 @@ import numpy as np
 import pytest
 import torch
 import yaml
+from safetensors import safe_open
+from safetensors.torch import save_file
 from spinner_env.agents import ExpertAgent, ExpertWeights, make_agent
 from spinner_env.agents.base import choose_move
 from spinner_env.agents.features import (
     MEXICAN_TRAIN_EXPERT,
     SPINNER_EXPERT,
     ObservationFeatures,
+    Residual,
+    ValuationPolicy,
 )
 from spinner_env.agents.policy import PolicyAgent, load_policy
-from spinner_env.train.config import TrainConfig, load_config
+from spinner_env.train.config import ResidualConfig, TrainConfig, load_config
 from spinner_env.train.executor import Executor
 from spinner_env.train.policy_iteration import (
     REPORT,
     RolloutStart,
     Values,
     _value_roots,
+    fit_residual,
     fit_weights,
     main,
     policy_file,
@@ -188,10 +194,11 @@ def test_the_fit_recovers_the_weights_that_made_the_values(phases):
     rng = np.random.default_rng(5)
     roots = np.repeat(np.arange(4000), 6)
     linear = SPINNER_EXPERT.linear_of(phases)
-    terms = rng.normal(size=(len(roots), len(linear)))
+    terms = rng.normal(size=(len(roots), len(SPINNER_EXPERT.linear)))
     truth = rng.normal(size=len(linear)) * 3
+    fitted_terms = terms[:, [SPINNER_EXPERT.linear.index(i) for i in linear]]
     # Each root's own level (its position's worth) is no part of any move's advantage.
-    values = terms @ truth + rng.normal(size=4000)[roots] * 20 + rng.normal(size=len(roots))
+    values = fitted_terms @ truth + rng.normal(size=4000)[roots] * 20 + rng.normal(size=len(roots))
     fitted = fit_weights(
         Values(terms, values, roots, 4000), SPINNER_EXPERT, SPINNER_EXPERT.defaults, phases
     )
@@ -222,7 +229,6 @@ def test_a_moves_value_is_the_hand_played_out_on_the_reference_engine():
             game[None],
             obs,
             mask[None],
-            phases=False,
         )
         for action, value in zip(np.flatnonzero(mask), got.values, strict=True):
             state = SpinnerRollouts.state_of(game, rules)
@@ -248,7 +254,8 @@ def test_every_generation_leaves_a_policy_that_plays_its_weights(tmp_path):
     weights = np.array(generation["weights"])
     assert not np.allclose(weights, SPINNER_EXPERT.defaults)
     header = load_policy(path)[1]
-    assert (header.format_version, header.feature_weights) == (5, {"expert": tuple(weights)})
+    assert (header.format_version, header.feature_weights) == (6, {"expert": tuple(weights)})
+    assert header.feature_residuals == {}  # the config fits none
     assert header.value is None  # no value head is trained: the file claims none
     again = policy_file(config, weights, 1, tmp_path / "again.safetensors")
     # A file is its config, weights and generation (the header's key order may vary).
@@ -310,6 +317,9 @@ def test_bad_feature_weights_are_a_value_error_naming_them(weights, message):
         ({"prior": None}, "needs a prior"),
         ({"policy_iteration": None}, "needs a policy_iteration section"),
         ({"feature_weights": {"expert": [1, 2]}}, "13 numbers"),
+        ({"policy_iteration": {"residual": {"holdout": 0.9}}}, "residual.holdout must be in"),
+        ({"policy_iteration": {"residual": {"layers": [0]}}}, "layers[0] must be at least 1"),
+        ({"policy_iteration": {"residual": {"epoch": 3}}}, "did you mean"),
     ],
 )
 def test_bad_input_is_one_line_and_status_2(tmp_path, capsys, changes, message):
@@ -331,7 +341,9 @@ def test_bad_input_is_one_line_and_status_2(tmp_path, capsys, changes, message):
     assert not out.exists()
 
 
-@pytest.mark.parametrize("name", ["spinner_2p_policy_iteration", "spinner_2p", "spinner_4p"])
+@pytest.mark.parametrize(
+    "name", ["spinner_2p_policy_iteration", "spinner_2p", "spinner_4p", "spinner_4p_residual"]
+)
 def test_the_shipped_configs_load(name):
     config = load_config(name)
     assert valuation_of(config) is SPINNER_EXPERT
@@ -362,3 +374,165 @@ def test_the_committed_policy_iteration_agents_play_their_learned_weights(name):
     _, obs, masks = decisions(3000, 4)
     played = agent.act_batch(obs, masks)
     assert (played == HeuristicPolicy(weights, "learned").act_batch(obs, masks)).all()
+
+
+def residual_values(roots: int, seed: int) -> tuple[Values, np.ndarray]:
+    """Moves whose values are linear in their terms but for a kink the linear fit cannot
+    follow (a threshold on one term), and the weights of their linear part."""
+    rng = np.random.default_rng(seed)
+    size = len(SPINNER_EXPERT.linear)
+    root_of = np.repeat(np.arange(roots), 5)
+    terms = rng.normal(size=(len(root_of), size))
+    weights = SPINNER_EXPERT.defaults.copy()
+    weights[SPINNER_EXPERT.linear] = rng.normal(size=size)
+    kink = 6.0 * (terms[:, 0] > 0.5)
+    values = terms @ weights[SPINNER_EXPERT.linear] + kink + rng.normal(size=roots)[root_of] * 10
+    return Values(terms, values + rng.normal(size=len(root_of)) * 0.5, root_of, roots), weights
+
+
+def test_the_residual_learns_what_the_linear_fit_leaves_and_picks_better_moves():
+    values, weights = residual_values(6000, 8)
+    settings = ResidualConfig(layers=[16], epochs=20, learning_rate=0.01, minibatch_roots=256)
+    residual, fit = fit_residual(values, SPINNER_EXPERT, weights, settings, 0)
+    assert fit["held_out_roots"] == 600  # every tenth root
+    assert fit["held_out_error"] < 0.5 * fit["held_out_error_linear"]
+    assert fit["held_out_gain"] - fit["held_out_gain_interval"] > 0.5
+    again, _ = fit_residual(values, SPINNER_EXPERT, weights, settings, 0)
+    np.testing.assert_array_equal(again.layers[0][0], residual.layers[0][0])  # seeded
+
+
+def test_a_file_with_a_residual_plays_the_corrected_scores_and_trains_nothing(tmp_path):
+    """Format 6 carries the residual in its header; the agent plays the best move of the
+    weights' scores plus the residual of each move's terms, has no compiled twin, and no
+    training run starts from it (a config cannot name its residual)."""
+    config = load_config(write_config(tmp_path))
+    weights = SPINNER_EXPERT.defaults
+    rng = np.random.default_rng(2)
+    size = len(SPINNER_EXPERT.linear)
+    residual = Residual(
+        rng.normal(size=size),
+        rng.uniform(0.5, 2.0, size),
+        (
+            (rng.normal(size=(8, size)), rng.normal(size=8)),
+            (rng.normal(size=(1, 8)) * 20, np.zeros(1)),
+        ),
+    )
+    path = policy_file(config, weights, 1, tmp_path / "residual.safetensors", residual)
+    header = load_policy(path)[1]
+    assert header.format_version == 6
+    np.testing.assert_allclose(
+        header.feature_residuals["expert"].layers[1][0], residual.layers[1][0]
+    )
+    agent = PolicyAgent.load(path, spinner_v0.ENCODING)
+    assert agent.compiled_twin(SpinnerRules(num_players=2)) is None
+    _, obs, masks = decisions(400, 6)
+    scores = SPINNER_EXPERT.scores(obs, masks, weights)
+    terms = SPINNER_EXPERT.terms(obs, masks, weights, phases=True)
+    corrected = np.where(np.isfinite(scores), scores + residual(terms), scores)
+    played = agent.act_batch(obs, masks)
+    np.testing.assert_array_equal(played, corrected.argmax(axis=1))
+    assert (played != scores.argmax(axis=1)).any()
+    model = make_model(config, make_training_env(config, make_pool(config, 0)), None, 0)
+    with pytest.raises(ValueError, match="learned residual"):
+        start_model_from(model, path, "spinner", ["expert"], config.prior, {})
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (
+            lambda d: d.update(
+                mean=[1.0] * 3, scale=[1.0] * 3, layers=[{"weight": [[1.0] * 3], "bias": [0.0]}]
+            ),
+            "reads 3 terms",
+        ),
+        (lambda d: d.update(scale=[0.0] * len(d["scale"])), "scale > 0"),
+        (lambda d: d["layers"].pop(), "last layer must give one number"),
+        (lambda d: d["layers"][0].update(bias=[1.0]), "layer 0 must map"),
+        (lambda d: d.update(mean="no"), "lists of numbers"),
+        (lambda d: d.pop("scale"), "object of mean, scale and layers"),
+    ],
+)
+def test_a_bad_residual_in_a_file_is_a_value_error_naming_it(tmp_path, change, message):
+    config = load_config(write_config(tmp_path))
+    size = len(SPINNER_EXPERT.linear)
+    residual = Residual(
+        np.zeros(size),
+        np.ones(size),
+        ((np.ones((4, size)), np.zeros(4)), (np.ones((1, 4)), np.zeros(1))),
+    )
+    path = policy_file(config, SPINNER_EXPERT.defaults, 1, tmp_path / "r.safetensors", residual)
+    with safe_open(str(path), framework="pt") as f:
+        metadata, tensors = f.metadata(), {name: f.get_tensor(name) for name in f.keys()}  # noqa: SIM118
+    header = json.loads(metadata["header"])
+    change(header["feature_residuals"]["expert"])
+    metadata["header"] = json.dumps(header)
+    save_file(tensors, str(path), metadata)
+    with pytest.raises(ValueError, match=message) as error:
+        load_policy(path)
+    assert str(path) in str(error.value) and "feature_residuals of 'expert'" in str(error.value)
+
+
+def test_rollouts_played_in_python_by_a_residual_that_adds_nothing_are_the_compiled_ones(
+    tmp_path,
+):
+    """A generation after the first is rolled out by the previous one's player, residual
+    included, in Python (``play_out_records``); with a residual of zero output it plays as
+    the compiled player of its weights, so every root, move and value is the same."""
+    config = load_config(write_config(tmp_path, games=16, steps=30))
+    size = len(SPINNER_EXPERT.linear)
+    silent = Residual(
+        np.zeros(size),
+        np.ones(size),
+        ((np.ones((4, size)), np.ones(4)), (np.zeros((1, 4)), np.zeros(1))),
+    )
+    weights = SPINNER_EXPERT.defaults
+    compiled, python = (rollout_values(config, weights, 9, r) for r in (None, silent))
+    assert compiled.num_roots == python.num_roots > 20
+    for name in ("terms", "values", "roots"):
+        np.testing.assert_array_equal(getattr(compiled, name), getattr(python, name))
+    _, obs, masks = decisions(500, 7)
+    np.testing.assert_array_equal(
+        ValuationPolicy(SPINNER_EXPERT, weights, silent).act_batch(obs, masks),
+        HeuristicPolicy(weights, "expert").act_batch(obs, masks),
+    )
+
+
+def test_score_sets_are_the_scores_of_each_weight_vector_at_the_legal_actions():
+    """The one-pass scoring under many weight vectors (what the terms difference) gives each
+    vector's scores, read once per observation; the expert's reading of the layout is
+    switched on where any vector plays the expert."""
+    _, obs, masks = decisions(300, 11)
+    rng = np.random.default_rng(3)
+    heuristic = SPINNER_EXPERT.defaults.copy()
+    heuristic[SPINNER_EXPERT.weight_names.index("block_next") :] = 0.0  # plays no expert term
+    sets = np.stack([heuristic, SPINNER_EXPERT.defaults, SPINNER_EXPERT.defaults * 0.5])
+    sets[2, SPINNER_EXPERT.linear] += rng.normal(size=len(SPINNER_EXPERT.linear))
+    got = SPINNER_EXPERT.score_sets(obs, masks, sets)
+    rows, actions = np.nonzero(masks)
+    for k, weights in enumerate(sets):
+        np.testing.assert_array_equal(
+            got[:, k], SPINNER_EXPERT.scores(obs, masks, weights)[rows, actions]
+        )
+
+
+def test_the_committed_residual_agent_plays_its_weights_and_residual():
+    """``spinner_4p_residual`` is generation 2 of its shipped config: a network whose
+    output is zero, playing the best move of its weights' scores plus its residual, which
+    changes some of the weights' moves."""
+    agent = make_agent("spinner_4p_residual", encoding=spinner_v0.ENCODING)
+    weights = agent.features.weights["expert"]
+    residual = agent.features.residuals["expert"]
+    assert [w.shape[0] for w, _ in residual.layers] == [64, 64, 1]
+    _, obs, masks = decisions(2000, 12)
+    played = agent.act_batch(obs, masks)
+    np.testing.assert_array_equal(
+        played, ValuationPolicy(SPINNER_EXPERT, weights, residual).act_batch(obs, masks)
+    )
+    assert (played != HeuristicPolicy(weights, "linear").act_batch(obs, masks)).any()
+    config = load_config("spinner_4p_residual")
+    assert config.policy_iteration.residual is not None
+    np.testing.assert_array_equal(
+        SPINNER_EXPERT.checked(config.feature_weights["expert"], "start"),
+        make_agent("spinner_4p", encoding=spinner_v0.ENCODING).features.weights["expert"],
+    )

@@ -247,6 +247,38 @@ class ExpertIterationConfig:
 
 
 @dataclass(frozen=True)
+class ResidualConfig:
+    """``policy_iteration.residual``: after each generation's least-squares fit, a small
+    network of each move's terms (hidden ``layers`` of tanh, its output layer started at
+    zero) is fitted to what the linear fit leaves of the moves' values, each less its
+    root's mean (Adam at ``learning_rate``, ``epochs`` passes, ``minibatch_roots`` roots a
+    step), and added to the prior's scores
+    (:class:`~spinner_env.agents.features.Residual`). ``holdout`` of the roots (every
+    ``round(1 / holdout)``-th) are kept out of the fit to measure it."""
+
+    layers: list[int] = field(default_factory=lambda: [64, 64])
+    epochs: int = 15
+    learning_rate: float = 1e-3
+    minibatch_roots: int = 4096
+    holdout: float = 0.1
+
+    def __post_init__(self) -> None:
+        for i, width in enumerate(self.layers):
+            _at_least(f"policy_iteration.residual.layers[{i}]", width, 1)
+        _at_least("policy_iteration.residual.epochs", self.epochs, 1)
+        _at_least("policy_iteration.residual.minibatch_roots", self.minibatch_roots, 1)
+        if not 0 < self.learning_rate < 1:
+            raise ValueError(
+                "policy_iteration.residual.learning_rate must be in (0, 1), "
+                f"got {self.learning_rate}"
+            )
+        if not 0 < self.holdout <= 0.5:
+            raise ValueError(
+                f"policy_iteration.residual.holdout must be in (0, 0.5], got {self.holdout}"
+            )
+
+
+@dataclass(frozen=True)
 class PolicyIterationConfig:
     """``policy_iteration``: policy iteration by rollouts (``spinner-policy-iteration``,
     :mod:`spinner_env.train.policy_iteration`). Each of ``generations`` plays ``batches``
@@ -256,7 +288,9 @@ class PolicyIterationConfig:
     position, and the weights are fitted to the moves' values by least squares (with
     ``phases``, the valuation's phase weights too: Spinner's
     ``spinner_env.batched.spinner_weights.PHASE_WEIGHT_NAMES``). Each generation's policy
-    file then plays ``eval_matches`` duplicate matches against each of ``eval_against``."""
+    file then plays ``eval_matches`` duplicate matches against each of ``eval_against``.
+    With ``residual``, a small network of the moves' terms is fitted after the weights
+    (:class:`ResidualConfig`); the rollouts are played by the weights alone."""
 
     generations: int = 2
     batches: int = 2
@@ -266,6 +300,7 @@ class PolicyIterationConfig:
     eval_against: list[str] = field(default_factory=lambda: ["expert"])
     eval_matches: int = 200
     phases: bool = False
+    residual: ResidualConfig | None = None
 
     def __post_init__(self) -> None:
         for key in ("generations", "batches", "games", "steps"):

@@ -26,10 +26,15 @@ the player's defaults. Each generation:
    the moves' values), in the family of the valuation's weights: the player's own, and
    with the section's ``phases`` its phase weights too (Spinner's: how each weight
    changes as the hands near their end, ``spinner_env.batched.spinner_weights``).
-4. **Play.** The fitted weights are the next generation's player, and make its policy
-   file: the config's network reading the valuation's feature with those weights, the
+   With the section's ``residual``, a small network of the same terms is then fitted to
+   what the linear fit leaves of the values (:func:`fit_residual`), and added to the
+   scores: a valuation no longer linear, whose correction may depend on the position.
+4. **Play.** The fitted weights (and residual) are the next generation's player, and make
+   its policy file: the config's network reading the valuation's feature with them, the
    feature as its prior, its own output at zero, so it plays the fitted scores' best move
-   (the network is left for later training to correct).
+   (the network is left for later training to correct). A player with a residual rolls
+   out the next generation in Python (:class:`~spinner_env.agents.features.ValuationPolicy`
+   on the batched engine), some twenty times slower than the compiled player.
 
 Every generation's policy file then plays duplicate matches against the config's
 opponents (the evaluator's ``tournament``: whole matches under the config's rules). The
@@ -45,15 +50,23 @@ import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import torch
 import yaml
-from spinner_env.agents.features import FEATURES, Valuation
+from spinner_env.agents.features import (
+    FEATURES,
+    ObservationFeatures,
+    Residual,
+    Valuation,
+    ValuationPolicy,
+)
 from spinner_env.agents.policy import SUFFIX as POLICY_SUFFIX
 from spinner_env.agents.policy import save_policy
-from spinner_env.train.config import PolicyIterationConfig, TrainConfig
+from spinner_env.train.config import PolicyIterationConfig, ResidualConfig, TrainConfig
 from spinner_env.train.dagger import fresh_policy
 from spinner_env.train.evaluate import save_figure
 from spinner_env.train.executor import SERIAL, Executor
@@ -62,6 +75,7 @@ from spinner_env.train.ppo import limit_threads
 from stable_baselines3.common.utils import set_random_seed
 
 from spinner_env.batched.core import BatchStep, _step
+from spinner_env.batched.policy_rollout import play_out_records
 from spinner_env.batched.rollout import _play_out
 from spinner_env.files import prepare_out_dir, write_text_atomic
 from spinner_env.games import game_spec
@@ -76,8 +90,9 @@ CHUNK_STEPS = 25
 
 @dataclass(frozen=True)
 class Values:
-    """Every legal move of some roots: its terms (rows: moves; columns: the valuation's
-    linear weights), its value (points of hand score) and the index of its root."""
+    """Every legal move of some roots: its terms (rows: moves; columns: every weight the
+    valuation is linear in, :attr:`Valuation.linear`), its value (points of hand score)
+    and the index of its root (a root's moves are consecutive)."""
 
     terms: np.ndarray
     values: np.ndarray
@@ -127,13 +142,19 @@ class RolloutStart:
 
     config: TrainConfig
     weights: tuple[float, ...]
+    residual: Residual | None = None
 
     def __call__(self) -> Any:
-        return lambda seed: rollout_values(self.config, np.array(self.weights), seed)
+        weights = np.array(self.weights)
+        return lambda seed: rollout_values(self.config, weights, seed, self.residual)
 
 
-def rollout_values(config: TrainConfig, weights: np.ndarray, seed: int) -> Values:
-    """One batch (module docstring, steps 1 and 2): ``games`` games from ``seed``."""
+def rollout_values(
+    config: TrainConfig, weights: np.ndarray, seed: int, residual: Residual | None = None
+) -> Values:
+    """One batch (module docstring, steps 1 and 2): ``games`` games from ``seed``, every
+    seat played by the valuation with ``weights``, and ``residual`` added to its scores
+    (then in Python: no compiled player runs a residual)."""
     settings = _settings(config)
     valuation = valuation_of(config)
     spec = game_spec(config.game)
@@ -144,8 +165,10 @@ def rollout_values(config: TrainConfig, weights: np.ndarray, seed: int) -> Value
         episode="hand",
         learner_seat=None,
     )
-    player = spec.opponents().heuristic_policy(weights, "rollouts", engine.rules)
     kinds = np.full(engine.max_players, spec.opponents().OPPONENT_HEURISTIC, np.int64)
+    compiled = spec.opponents().heuristic_policy(weights, "rollouts", engine.rules)
+    python = None if residual is None else ValuationPolicy(valuation, weights, residual)
+    player = python or compiled
     out = engine.reset(seed)
     rng = np.random.default_rng(seed)
     parts, pending = [], []
@@ -158,9 +181,7 @@ def rollout_values(config: TrainConfig, weights: np.ndarray, seed: int) -> Value
         out = engine.step(player.act_batch(out.obs, out.mask))
         if pending and ((step + 1) % CHUNK_STEPS == 0 or step + 1 == settings.steps):
             games, obs, masks = (np.concatenate(column) for column in zip(*pending, strict=True))
-            parts.append(
-                _value_roots(engine, valuation, weights, kinds, games, obs, masks, settings.phases)
-            )
+            parts.append(_value_roots(engine, valuation, weights, kinds, games, obs, masks, python))
             pending = []
     return Values.concatenate(parts)
 
@@ -173,16 +194,16 @@ def _value_roots(
     games: np.ndarray,
     obs: np.ndarray,
     masks: np.ndarray,
-    phases: bool,
+    player: Any = None,
 ) -> Values:
     """Every legal move of the roots ``games`` (their seat's ``obs`` and ``masks``) played
-    out to the end of the hand, with the terms of the weights fitted (``phases``: the
-    phase weights among them); roots where a move goes out are left out."""
+    out to the end of the hand, with its terms; roots where a move goes out are left out.
+    Every seat plays as ``kinds`` says with ``weights``, in one compiled call, or where
+    ``player`` is given, by its ``act_batch``."""
     scores = valuation.scores(obs, masks, weights)
     keep = ~np.isinf(np.where(masks != 0, scores, 0.0)).any(axis=1)
     games, masks = games[keep], masks[keep]
-    terms = valuation.terms(obs[keep], masks, weights, phases)
-    roots, actions = np.nonzero(masks)
+    _, roots, actions, terms = valuation.scored_terms(obs[keep], masks, weights, phases=True)
     copies = games[roots]
     seats = copies["current"].copy()
     out = BatchStep.zeros(len(roots), engine.obs_size, engine.num_actions, engine.max_players)
@@ -192,10 +213,14 @@ def _value_roots(
     on = ~out.done
     rest = copies[on]
     played = BatchStep.zeros(len(rest), engine.obs_size, engine.num_actions, engine.max_players)
-    seeds = np.zeros(len(rest), np.uint64)  # the player draws nothing at random
-    _play_out(rest, engine.params, kinds, weights[None], seeds, played)
-    values[on] = played.rewards[np.arange(len(rest)), seats[on]]
-    return Values(terms[roots, actions], values * 100.0, roots, len(games))
+    if player is not None:
+        scores = play_out_records(rest, engine.params, player, played, engine.max_players)
+    else:
+        seeds = np.zeros(len(rest), np.uint64)  # the player draws nothing at random
+        _play_out(rest, engine.params, kinds, weights[None], seeds, played)
+        scores = played.rewards
+    values[on] = scores[np.arange(len(rest)), seats[on]]
+    return Values(terms, values * 100.0, roots, len(games))
 
 
 def fit_weights(
@@ -205,30 +230,139 @@ def fit_weights(
     (least squares, module docstring step 3): the valuation's linear weights, its phase
     weights among them if ``phases`` (``values`` has a term of each); the others stay at
     ``weights``'."""
-    counts = np.bincount(values.roots, minlength=values.num_roots)
-
-    def centred(column: np.ndarray) -> np.ndarray:
-        means = np.bincount(values.roots, column, values.num_roots) / counts
-        return column - means[values.roots]
-
-    terms = np.stack([centred(values.terms[:, j]) for j in range(values.terms.shape[1])], 1)
-    fitted, *_ = np.linalg.lstsq(terms, centred(values.values), rcond=None)
+    fitted = valuation.linear_of(phases)
+    columns = [valuation.linear.index(i) for i in fitted]
+    terms = np.stack([_centred(values, values.terms[:, j]) for j in columns], 1)
+    solution, *_ = np.linalg.lstsq(terms, _centred(values, values.values), rcond=None)
     out = weights.copy()
-    out[valuation.linear_of(phases)] = fitted
+    out[fitted] = solution
     return out
 
 
-def policy_file(config: TrainConfig, weights: np.ndarray, generation: int, path: Path) -> Path:
+def _centred(values: Values, column: np.ndarray) -> np.ndarray:
+    """``column`` (one number per move of ``values``) less its root's mean."""
+    counts = np.bincount(values.roots, minlength=values.num_roots)
+    means = np.bincount(values.roots, column, values.num_roots) / counts
+    return column - means[values.roots]
+
+
+def fit_residual(
+    values: Values,
+    valuation: Valuation,
+    weights: np.ndarray,
+    settings: ResidualConfig,
+    seed: int,
+) -> tuple[Residual, dict[str, float]]:
+    """A :class:`Residual` of the moves' terms fitted to what the scores with ``weights``
+    leave of their values, both less their root's mean (:class:`ResidualConfig`), and how
+    it does on the held-out roots: the mean value of the move it picks less that of the
+    weights' pick (``held_out_gain``, points a decision, with its 95% interval), and both
+    fits' mean squared error there."""
+    linear = values.terms @ weights[valuation.linear]
+    target = _centred(values, values.values - linear)
+    every = max(2, round(1 / settings.holdout))
+    held = values.roots % every == 0
+    train_roots = np.unique(values.roots[~held])
+    x = values.terms.astype(np.float32)
+    mean = x[~held].mean(axis=0)
+    scale = x[~held].std(axis=0)
+    scale = np.where(scale > 1e-6, scale, 1.0).astype(np.float32)
+    torch.manual_seed(seed)
+    widths = [values.terms.shape[1], *settings.layers]
+    modules: list[torch.nn.Module] = []
+    for wide, narrow in pairwise(widths):
+        modules += [torch.nn.Linear(wide, narrow), torch.nn.Tanh()]
+    out_layer = torch.nn.Linear(widths[-1], 1)
+    torch.nn.init.zeros_(out_layer.weight)  # it starts as the linear fit
+    torch.nn.init.zeros_(out_layer.bias)
+    network = torch.nn.Sequential(*modules, out_layer)
+    optimizer = torch.optim.Adam(network.parameters(), lr=settings.learning_rate)
+    inputs = torch.from_numpy((x - mean) / scale)
+    targets = torch.from_numpy(target.astype(np.float32))
+    rng = np.random.default_rng(seed)
+    starts = np.searchsorted(values.roots, np.arange(values.num_roots + 1))
+    for _ in range(settings.epochs):
+        order = rng.permutation(train_roots)
+        for first in range(0, len(order), settings.minibatch_roots):
+            batch = order[first : first + settings.minibatch_roots]
+            sizes = starts[batch + 1] - starts[batch]
+            moves = np.repeat(starts[batch] - np.cumsum(sizes) + sizes, sizes) + np.arange(
+                sizes.sum()
+            )
+            group = torch.from_numpy(np.repeat(np.arange(len(batch)), sizes))
+            error = targets[moves] - network(inputs[moves])[:, 0]
+            means = torch.zeros(len(batch)).index_add(0, group, error) / torch.from_numpy(
+                sizes.astype(np.float32)
+            )
+            loss = ((error - means[group]) ** 2).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+    residual = Residual(
+        mean.astype(np.float64),
+        scale.astype(np.float64),
+        tuple(
+            (m.weight.detach().double().numpy(), m.bias.detach().double().numpy())
+            for m in network
+            if isinstance(m, torch.nn.Linear)
+        ),
+    )
+    correction = residual(values.terms)
+    return residual, _held_out(values, held, linear, correction, target)
+
+
+def _held_out(
+    values: Values,
+    held: np.ndarray,
+    linear: np.ndarray,
+    correction: np.ndarray,
+    target: np.ndarray,
+) -> dict[str, float]:
+    """:func:`fit_residual`'s measures on the held-out roots (``held``: their moves)."""
+    roots = values.roots[held]
+    starts = np.flatnonzero(np.r_[True, roots[1:] != roots[:-1]])
+
+    def picked(scores: np.ndarray) -> np.ndarray:
+        best = np.maximum.reduceat(scores, starts)
+        first = np.full(len(starts), len(scores))
+        index = np.flatnonzero(scores == np.repeat(best, np.diff(np.r_[starts, len(scores)])))
+        np.minimum.at(first, np.searchsorted(starts, index, side="right") - 1, index)
+        return values.values[held][first]
+
+    gains = picked(linear[held] + correction[held]) - picked(linear[held])
+    centred_correction = _centred(values, correction)[held]
+    return {
+        "held_out_roots": len(starts),
+        "held_out_gain": float(gains.mean()),
+        "held_out_gain_interval": float(1.96 * gains.std() / np.sqrt(len(gains))),
+        "held_out_error_linear": float(np.mean(target[held] ** 2)),
+        "held_out_error": float(np.mean((target[held] - centred_correction) ** 2)),
+    }
+
+
+def policy_file(
+    config: TrainConfig,
+    weights: np.ndarray,
+    generation: int,
+    path: Path,
+    residual: Residual | None = None,
+) -> Path:
     """Generation ``generation``'s policy file: the config's fresh network reading the
-    prior's feature with ``weights``, that feature as its prior and its own output at zero,
-    so it plays the weights' best moves. Its hidden layers, which play no part yet, are
-    drawn from the config's seed and the generation; it claims no value head (none is
-    trained)."""
+    prior's feature with ``weights`` (and ``residual`` added to its scores), that feature
+    as its prior and its own output at zero, so it plays the best-scored moves. Its hidden
+    layers, which play no part yet, are drawn from the config's seed and the generation; it
+    claims no value head (none is trained)."""
     learned = {**config.feature_weights, config.prior.feature: weights.tolist()}
     config = config.replace(feature_weights=learned)
     set_random_seed(config.seed + generation)
     encoding = game_spec(config.game).encoding
-    return save_policy(fresh_policy(config), path, encoding, config.observation_features())
+    features = ObservationFeatures(
+        config.features,
+        encoding,
+        learned,
+        {} if residual is None else {config.prior.feature: residual},
+    )
+    return save_policy(fresh_policy(config), path, encoding, features)
 
 
 def policy_iteration(
@@ -248,6 +382,7 @@ def policy_iteration(
     prepare_out_dir(out, overwrite, REPORT, "policy iteration run")
     out.mkdir(parents=True, exist_ok=True)
     write_text_atomic(out / "config.yaml", yaml.safe_dump(config.as_dict(), sort_keys=False))
+    residual: Residual | None = None  # the start has none; each generation fits its own
     files = [policy_file(config, weights, 0, out / f"generation_0{POLICY_SUFFIX}")]
     against = {spec: spec for spec in settings.eval_against}
     report: dict[str, Any] = {
@@ -264,14 +399,19 @@ def policy_iteration(
     for number in range(1, settings.generations + 1):
         started = time.time()
         seeds = [config.seed + BATCH_SEED * (number * 1000 + i) for i in range(settings.batches)]
-        start = RolloutStart(config, tuple(weights.tolist()))
+        start = RolloutStart(config, tuple(weights.tolist()), residual)
         values = Values.concatenate(
             list(executor.map(start, seeds, progress=progress, unit="batch"))
         )
         valued = time.time() - started
         weights = fit_weights(values, valuation, weights, settings.phases)
+        residual_fit = None
+        if settings.residual is not None:
+            residual, residual_fit = fit_residual(
+                values, valuation, weights, settings.residual, config.seed + number
+            )
         path = out / f"generation_{number}{POLICY_SUFFIX}"
-        files.append(policy_file(config, weights, number, path))
+        files.append(policy_file(config, weights, number, path, residual))
         fitted = time.time() - started - valued
         rates = strength(
             config,
@@ -285,6 +425,7 @@ def policy_iteration(
             "roots": values.num_roots,
             "moves_valued": len(values.values),
             "weights": weights.tolist(),
+            "residual_fit": residual_fit,
             "strength": rates,
             "value_seconds": valued,
             "fit_seconds": fitted,
@@ -299,9 +440,16 @@ def policy_iteration(
 
 def describe(generation: dict[str, Any]) -> str:
     """A generation's numbers on one line."""
+    fit = generation.get("residual_fit")
+    residual = (
+        ""
+        if fit is None
+        else f"residual {fit['held_out_gain']:+.3f} ± {fit['held_out_gain_interval']:.3f} "
+        f"points a decision on {fit['held_out_roots']} held-out roots; "
+    )
     return (
         f"generation {generation['generation']}: {generation['roots']} roots, "
-        f"{generation['moves_valued']} moves played out; "
+        f"{generation['moves_valued']} moves played out; {residual}"
         f"{describe_strength(generation['strength'])} "
         f"(values {generation['value_seconds']:.0f} s, fit {generation['fit_seconds']:.0f} s, "
         f"evaluate {generation['eval_seconds']:.0f} s)"

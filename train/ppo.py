@@ -200,6 +200,11 @@ def check_starts_as(
         )
     if header.prior != prior:
         raise ValueError(f"{what} has the prior {header.prior}, the config {prior}")
+    if header.feature_residuals:
+        raise ValueError(
+            f"{what} adds a learned residual to its features {sorted(header.feature_residuals)}, "
+            "which a config cannot name: training does not start from such a file"
+        )
     wanted = {name: list(values) for name, values in (feature_weights or {}).items()}
     if {name: list(values) for name, values in header.feature_weights.items()} != wanted:
         raise ValueError(

@@ -130,29 +130,49 @@ class PolicyRollouts:
     def _play_loaded(self, count: int) -> np.ndarray:
         """Every seat's score once the first ``count`` records are played to the end."""
         records = self.records
-        params = records.params
-        games = records.games[:count]
-        out = BatchStep(*(field[:count] for field in records.out))
-        scores = np.zeros((count, records.num_players))
-        active = np.ones(count, np.bool_)
-        actions = np.zeros(count, np.int64)
-        _advance(games, params, actions, active, out, scores, False)
-        decisions = 0
-        while active.any():
-            # Every active game's seat has a choice: observe them all, ask the policy once.
-            rows = np.flatnonzero(active)
-            if decisions == self.cutoff:
-                for seat in range(records.num_players):
-                    observe_all(games, params, np.full(count, seat), out.obs)
-                    scores[rows, seat] = self.policy.value(out.obs[rows])  # type: ignore[attr-defined]
-                break
-            observe_all(games, params, games["current"].astype(np.int64), out.obs)
-            actions[rows] = self.policy.act_batch(out.obs[rows], out.mask[rows])
-            _advance(games, params, actions, active, out, scores, True)
-            decisions += 1
-        return scores
+        return play_out_records(
+            records.games[:count],
+            records.params,
+            self.policy,
+            BatchStep(*(field[:count] for field in records.out)),
+            records.num_players,
+            self.cutoff,
+        )
+
+
+def play_out_records(
+    games: np.ndarray,
+    params: Any,
+    policy: BatchedPolicy,
+    out: BatchStep,
+    num_players: int,
+    cutoff: int | None = None,
+) -> np.ndarray:
+    """Every seat's score (rows: ``games``, a batched engine's records, played in place
+    under ``params``; ``out``: a step buffer of as many rows) once each is played to its
+    episode's end with every seat choosing by ``policy``, or after ``cutoff`` decisions
+    scored by its value head (:class:`PolicyRollouts`)."""
+    count = games.shape[0]
+    scores = np.zeros((count, num_players))
+    active = np.ones(count, np.bool_)
+    actions = np.zeros(count, np.int64)
+    _advance(games, params, actions, active, out, scores, False)
+    decisions = 0
+    while active.any():
+        # Every active game's seat has a choice: observe them all, ask the policy once.
+        rows = np.flatnonzero(active)
+        if decisions == cutoff:
+            for seat in range(num_players):
+                observe_all(games, params, np.full(count, seat), out.obs)
+                scores[rows, seat] = policy.value(out.obs[rows])  # type: ignore[attr-defined]
+            break
+        observe_all(games, params, games["current"].astype(np.int64), out.obs)
+        actions[rows] = policy.act_batch(out.obs[rows], out.mask[rows])
+        _advance(games, params, actions, active, out, scores, True)
+        decisions += 1
+    return scores
 
 
 drop_stale_cache(_advance)  # before anything compiled is loaded (see numba_cache)
 
-__all__ = ["PolicyRollouts"]
+__all__ = ["PolicyRollouts", "play_out_records"]

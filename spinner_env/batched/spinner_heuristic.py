@@ -480,6 +480,33 @@ def heuristic_scores_from_obs(obs: np.ndarray, mask: np.ndarray, w: np.ndarray) 
 
 
 @njit(cache=True)
+def heuristic_score_sets_from_obs(
+    obs: np.ndarray, mask: np.ndarray, weight_sets: np.ndarray
+) -> np.ndarray:
+    """:func:`heuristic_scores_from_obs` of each legal action (rows: the mask's legal
+    entries in ``np.nonzero`` order) under each of ``weight_sets`` (columns), each row's
+    observation read once: what ``Valuation.scored_terms`` differences."""
+    expert = False
+    for k in range(weight_sets.shape[0]):
+        _check_obs(obs, mask, weight_sets[k])
+        expert = expert or _plays_expert(weight_sets[k])
+    out = np.empty((np.count_nonzero(mask), weight_sets.shape[0]), np.float64)
+    row_scores = np.empty(NUM_ACTIONS, np.float64)
+    entry = 0
+    for b in range(obs.shape[0]):
+        hand, smallest_opposing, next_voids, outlook = _read_obs(obs[b], expert)
+        legal = np.flatnonzero(mask[b])
+        for k in range(weight_sets.shape[0]):
+            _scores(
+                hand, smallest_opposing, next_voids, outlook, mask[b], weight_sets[k], row_scores
+            )
+            for i in range(legal.shape[0]):
+                out[entry + i, k] = row_scores[legal[i]]
+        entry += legal.shape[0]
+    return out
+
+
+@njit(cache=True)
 def legal_masks_from_obs(obs: np.ndarray) -> np.ndarray:
     """The action mask of each row's seat to act, read from its ``spinner_v0`` observation
     by the engine's rules (S5.1, S5.2, S6.1-S6.3; a draw where the boneyard holds tiles and
@@ -526,6 +553,7 @@ __all__ = [
     "heuristic_action",
     "heuristic_actions",
     "heuristic_actions_from_obs",
+    "heuristic_score_sets_from_obs",
     "heuristic_scores_from_obs",
     "legal_masks_from_obs",
 ]
