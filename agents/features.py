@@ -46,8 +46,8 @@ from spinner_env.batched.mexican_train_weights import (
     EXPERT_WEIGHT_NAMES as MEXICAN_TRAIN_EXPERT_WEIGHT_NAMES,
 )
 from spinner_env.batched.spinner_heuristic import (
-    heuristic_score_sets_from_obs,
     heuristic_scores_from_obs,
+    heuristic_terms_from_obs,
     legal_masks_from_obs,
 )
 from spinner_env.batched.spinner_opponents import HeuristicPolicy
@@ -190,16 +190,19 @@ class Valuation:
     scores: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
     player_weights: int
     player: Callable[[np.ndarray, str], Any]
-    score_sets: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray] | None = None
+    score_terms: (
+        Callable[[np.ndarray, np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]] | None
+    ) = None
     """Where the scores are linear in some weights: the score of each legal action (rows:
-    the mask's legal entries in ``np.nonzero`` order) under each of a stack of weight
-    vectors (columns), each observation read once, which :meth:`scored_terms` needs."""
+    the mask's legal entries in ``np.nonzero`` order) and what each weight adds to it per
+    unit (columns: every weight), each observation read once, which :meth:`scored_terms`
+    reads."""
 
     def __post_init__(self) -> None:
         if not 0 < self.player_weights <= len(self.weight_names):
             raise ValueError("player_weights must count some of the weight names")
-        if bool(self.linear_in) != (self.score_sets is not None):
-            raise ValueError("a valuation linear in some weights gives score_sets, others none")
+        if bool(self.linear_in) != (self.score_terms is not None):
+            raise ValueError("a valuation linear in some weights gives score_terms, others none")
 
     @property
     def defaults(self) -> np.ndarray:
@@ -296,15 +299,12 @@ class Valuation:
             raise ValueError("this valuation is linear in none of its weights: it has no terms")
         obs = np.ascontiguousarray(observations, np.float32)
         mask = np.ascontiguousarray(mask, np.int8)
-        weight_sets = np.repeat(weights[None], len(linear) + 1, axis=0)
-        weight_sets[np.arange(1, len(linear) + 1), linear] += 1.0
-        sets = self.score_sets(obs, mask, weight_sets)  # type: ignore[misc]
+        scores, terms = self.score_terms(obs, mask, weights)  # type: ignore[misc]
         rows, actions = np.nonzero(mask)
         base = np.full(mask.shape, -np.inf)
-        base[rows, actions] = sets[:, 0]
-        finite = np.isfinite(sets[:, 0])
-        terms = sets[finite, 1:] - sets[finite, :1]
-        return base, rows[finite], actions[finite], terms
+        base[rows, actions] = scores
+        finite = np.isfinite(scores)
+        return base, rows[finite], actions[finite], terms[finite][:, linear]
 
 
 @dataclass(frozen=True)
@@ -343,7 +343,7 @@ SPINNER_EXPERT = Valuation(
     scores=_spinner_scores,
     player_weights=len(SPINNER_PLAYER_WEIGHT_NAMES),
     player=HeuristicPolicy,
-    score_sets=heuristic_score_sets_from_obs,
+    score_terms=heuristic_terms_from_obs,
 )
 """Spinner's ``expert``: the expert's score of each legal placement (``ExpertWeights``),
 with phase weights (0 for the expert) after its own."""

@@ -498,22 +498,28 @@ def test_rollouts_played_in_python_by_a_residual_that_adds_nothing_are_the_compi
     )
 
 
-def test_score_sets_are_the_scores_of_each_weight_vector_at_the_legal_actions():
-    """The one-pass scoring under many weight vectors (what the terms difference) gives each
-    vector's scores, read once per observation; the expert's reading of the layout is
-    switched on where any vector plays the expert."""
+@pytest.mark.parametrize("kind", ["heuristic", "expert", "phased"])
+def test_the_terms_are_the_scores_change_when_each_weight_grows_by_one(kind):
+    """The compiled terms, one reading of each observation, are each linear weight's
+    effect on the score: the score with that weight one higher less the score (a phase
+    weight's through its lateness); the expert's reading of the layout is switched on
+    where a shifted weight plays the expert."""
     _, obs, masks = decisions(300, 11)
-    rng = np.random.default_rng(3)
-    heuristic = SPINNER_EXPERT.defaults.copy()
-    heuristic[SPINNER_EXPERT.weight_names.index("block_next") :] = 0.0  # plays no expert term
-    sets = np.stack([heuristic, SPINNER_EXPERT.defaults, SPINNER_EXPERT.defaults * 0.5])
-    sets[2, SPINNER_EXPERT.linear] += rng.normal(size=len(SPINNER_EXPERT.linear))
-    got = SPINNER_EXPERT.score_sets(obs, masks, sets)
-    rows, actions = np.nonzero(masks)
-    for k, weights in enumerate(sets):
-        np.testing.assert_array_equal(
-            got[:, k], SPINNER_EXPERT.scores(obs, masks, weights)[rows, actions]
-        )
+    weights = SPINNER_EXPERT.defaults.copy()
+    if kind == "heuristic":  # plays no expert term until one of its weights grows
+        weights[SPINNER_EXPERT.weight_names.index("block_next") :] = 0.0
+    if kind == "phased":
+        linear = SPINNER_EXPERT.linear
+        weights[linear] += np.random.default_rng(3).normal(size=len(linear))
+    base = SPINNER_EXPERT.scores(obs, masks, weights)
+    scores, rows, actions, terms = SPINNER_EXPERT.scored_terms(obs, masks, weights, True)
+    np.testing.assert_array_equal(scores, base)
+    np.testing.assert_array_equal(np.isfinite(base).nonzero(), (rows, actions))
+    for column, i in enumerate(SPINNER_EXPERT.linear):
+        shifted = weights.copy()
+        shifted[i] += 1.0
+        moved = SPINNER_EXPERT.scores(obs, masks, shifted)[rows, actions] - base[rows, actions]
+        np.testing.assert_allclose(terms[:, column], moved, atol=1e-9)
 
 
 def test_the_committed_residual_agent_plays_its_weights_and_residual():

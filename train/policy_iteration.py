@@ -34,7 +34,7 @@ the player's defaults. Each generation:
    feature as its prior, its own output at zero, so it plays the fitted scores' best move
    (the network is left for later training to correct). A player with a residual rolls
    out the next generation in Python (:class:`~spinner_env.agents.features.ValuationPolicy`
-   on the batched engine), some twenty times slower than the compiled player.
+   on the batched engine), about fifteen times slower than the compiled player.
 
 Every generation's policy file then plays duplicate matches against the config's
 opponents (the evaluator's ``tournament``: whole matches under the config's rules). The

@@ -480,30 +480,49 @@ def heuristic_scores_from_obs(obs: np.ndarray, mask: np.ndarray, w: np.ndarray) 
 
 
 @njit(cache=True)
-def heuristic_score_sets_from_obs(
-    obs: np.ndarray, mask: np.ndarray, weight_sets: np.ndarray
-) -> np.ndarray:
-    """:func:`heuristic_scores_from_obs` of each legal action (rows: the mask's legal
-    entries in ``np.nonzero`` order) under each of ``weight_sets`` (columns), each row's
-    observation read once: what ``Valuation.scored_terms`` differences."""
-    expert = False
-    for k in range(weight_sets.shape[0]):
-        _check_obs(obs, mask, weight_sets[k])
-        expert = expert or _plays_expert(weight_sets[k])
-    out = np.empty((np.count_nonzero(mask), weight_sets.shape[0]), np.float64)
+def heuristic_terms_from_obs(obs: np.ndarray, mask: np.ndarray, w: np.ndarray) -> tuple:
+    """Each legal action's score with ``w`` (rows: the mask's legal entries in
+    ``np.nonzero`` order, as :func:`heuristic_scores_from_obs` gives it) and what each
+    weight adds to it per unit (columns: the weights; 0 for ``late_hand_size``, the one the
+    score is not linear in), each row's observation read once. A player's own weight's
+    term is its score's change when that weight grows by one; a phase weight's is its
+    lateness (the opponents' or its own, :func:`_phased`) times its own weight's term."""
+    _check_obs(obs, mask, w)
+    own = np.array([i for i in range(_FIRST_PHASE) if i != _LATE_HAND_SIZE])
+    shifted = np.empty((own.shape[0], NUM_WEIGHTS))
+    expert = _plays_expert(w)
+    for k in range(own.shape[0]):
+        shifted[k] = w
+        shifted[k, own[k]] += 1.0
+        expert = expert or _plays_expert(shifted[k])
+    legal_count = np.count_nonzero(mask)
+    scores = np.empty(legal_count, np.float64)
+    terms = np.zeros((legal_count, NUM_WEIGHTS), np.float64)
+    base = np.empty(NUM_ACTIONS, np.float64)
     row_scores = np.empty(NUM_ACTIONS, np.float64)
+    late = w[_LATE_HAND_SIZE]
     entry = 0
     for b in range(obs.shape[0]):
         hand, smallest_opposing, next_voids, outlook = _read_obs(obs[b], expert)
         legal = np.flatnonzero(mask[b])
-        for k in range(weight_sets.shape[0]):
-            _scores(
-                hand, smallest_opposing, next_voids, outlook, mask[b], weight_sets[k], row_scores
-            )
+        _scores(hand, smallest_opposing, next_voids, outlook, mask[b], w, base)
+        lateness = max(0.0, late + 1 - smallest_opposing) / late
+        own_lateness = max(0.0, late + 1 - hand.shape[0]) / late
+        for k in range(own.shape[0]):
+            _scores(hand, smallest_opposing, next_voids, outlook, mask[b], shifted[k], row_scores)
             for i in range(legal.shape[0]):
-                out[entry + i, k] = row_scores[legal[i]]
+                if np.isfinite(base[legal[i]]):
+                    terms[entry + i, own[k]] = row_scores[legal[i]] - base[legal[i]]
+        for i in range(legal.shape[0]):
+            scores[entry + i] = base[legal[i]]
+            row = terms[entry + i]
+            for k in range(_LATE_OF.shape[0]):
+                row[_FIRST_PHASE + k] = lateness * row[_LATE_OF[k]]
+            first_own = _FIRST_PHASE + _LATE_OF.shape[0]
+            for k in range(_OWN_LATE_OF.shape[0]):
+                row[first_own + k] = own_lateness * row[_OWN_LATE_OF[k]]
         entry += legal.shape[0]
-    return out
+    return scores, terms
 
 
 @njit(cache=True)
@@ -553,7 +572,7 @@ __all__ = [
     "heuristic_action",
     "heuristic_actions",
     "heuristic_actions_from_obs",
-    "heuristic_score_sets_from_obs",
     "heuristic_scores_from_obs",
+    "heuristic_terms_from_obs",
     "legal_masks_from_obs",
 ]
