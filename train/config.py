@@ -290,7 +290,7 @@ class PolicyIterationConfig:
     ``spinner_env.batched.spinner_weights.PHASE_WEIGHT_NAMES``). Each generation's policy
     file then plays ``eval_matches`` duplicate matches against each of ``eval_against``.
     With ``residual``, a small network of the moves' terms is fitted after the weights
-    (:class:`ResidualConfig`); the rollouts are played by the weights alone."""
+    (:class:`ResidualConfig`), and the next generation is rolled out with it."""
 
     generations: int = 2
     batches: int = 2

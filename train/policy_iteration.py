@@ -50,6 +50,7 @@ import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -98,6 +99,10 @@ class Values:
     values: np.ndarray
     roots: np.ndarray
     num_roots: int
+
+    @cached_property
+    def moves_per_root(self) -> np.ndarray:
+        return np.bincount(self.roots, minlength=self.num_roots)
 
     @staticmethod
     def concatenate(parts: Sequence[Values]) -> Values:
@@ -200,10 +205,12 @@ def _value_roots(
     out to the end of the hand, with its terms; roots where a move goes out are left out.
     Every seat plays as ``kinds`` says with ``weights``, in one compiled call, or where
     ``player`` is given, by its ``act_batch``."""
-    scores = valuation.scores(obs, masks, weights)
+    scores, rows, actions, terms = valuation.scored_terms(obs, masks, weights, phases=True)
     keep = ~np.isinf(np.where(masks != 0, scores, 0.0)).any(axis=1)
-    games, masks = games[keep], masks[keep]
-    _, roots, actions, terms = valuation.scored_terms(obs[keep], masks, weights, phases=True)
+    kept = keep[rows]  # a kept root's legal moves are all finite, so all among the rows
+    games = games[keep]
+    roots = (np.cumsum(keep) - 1)[rows[kept]]
+    actions, terms = actions[kept], terms[kept]
     copies = games[roots]
     seats = copies["current"].copy()
     out = BatchStep.zeros(len(roots), engine.obs_size, engine.num_actions, engine.max_players)
@@ -241,8 +248,7 @@ def fit_weights(
 
 def _centred(values: Values, column: np.ndarray) -> np.ndarray:
     """``column`` (one number per move of ``values``) less its root's mean."""
-    counts = np.bincount(values.roots, minlength=values.num_roots)
-    means = np.bincount(values.roots, column, values.num_roots) / counts
+    means = np.bincount(values.roots, column, values.num_roots) / values.moves_per_root
     return column - means[values.roots]
 
 

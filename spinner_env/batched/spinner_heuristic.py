@@ -501,6 +501,7 @@ def heuristic_terms_from_obs(obs: np.ndarray, mask: np.ndarray, w: np.ndarray) -
     base = np.empty(NUM_ACTIONS, np.float64)
     row_scores = np.empty(NUM_ACTIONS, np.float64)
     late = w[_LATE_HAND_SIZE]
+    first_own_late = _FIRST_PHASE + _LATE_OF.shape[0]
     entry = 0
     for b in range(obs.shape[0]):
         hand, smallest_opposing, next_voids, outlook = _read_obs(obs[b], expert)
@@ -518,9 +519,8 @@ def heuristic_terms_from_obs(obs: np.ndarray, mask: np.ndarray, w: np.ndarray) -
             row = terms[entry + i]
             for k in range(_LATE_OF.shape[0]):
                 row[_FIRST_PHASE + k] = lateness * row[_LATE_OF[k]]
-            first_own = _FIRST_PHASE + _LATE_OF.shape[0]
             for k in range(_OWN_LATE_OF.shape[0]):
-                row[first_own + k] = own_lateness * row[_OWN_LATE_OF[k]]
+                row[first_own_late + k] = own_lateness * row[_OWN_LATE_OF[k]]
         entry += legal.shape[0]
     return scores, terms
 
