@@ -392,10 +392,27 @@ def load_policy(
     """The policy a policy file holds, and its header; ValueError naming the file if it is
     empty, truncated, not a policy file, or (``encoding`` given) made for another game."""
     path = Path(path)
+    header, tensors = _read(path, encoding, with_tensors=True)
+    policy = header.build()
+    try:
+        policy.load_state_dict(tensors, strict=True)
+    except RuntimeError as err:
+        raise ValueError(f"{path}: the tensors do not match the header's network: {err}") from None
+    return policy, header
+
+
+def read_header(path: str | Path, encoding: Encoding | None = None) -> PolicyHeader:
+    """A policy file's header alone, checked as :func:`load_policy` checks it."""
+    return _read(Path(path), encoding, with_tensors=False)[0]
+
+
+def _read(
+    path: Path, encoding: Encoding | None, with_tensors: bool
+) -> tuple[PolicyHeader, dict[str, torch.Tensor]]:
     try:
         with safe_open(str(path), framework="pt", device="cpu") as f:
             header = PolicyHeader.from_metadata(f.metadata())
-            tensors = {name: f.get_tensor(name) for name in f.keys()}  # noqa: SIM118
+            tensors = {name: f.get_tensor(name) for name in f.keys()} if with_tensors else {}  # noqa: SIM118
     except SafetensorError as err:
         raise ValueError(f"{path} is not a policy file ({_pickle_hint(path)}): {err}") from None
     except ValueError as err:
@@ -407,12 +424,7 @@ def load_policy(
             header.check_plays(encoding)
         except ValueError as err:
             raise ValueError(f"{path}: {err}") from None
-    policy = header.build()
-    try:
-        policy.load_state_dict(tensors, strict=True)
-    except RuntimeError as err:
-        raise ValueError(f"{path}: the tensors do not match the header's network: {err}") from None
-    return policy, header
+    return header, tensors
 
 
 def _pickle_hint(path: Path) -> str:

@@ -8,6 +8,7 @@ weights come from every executor backend, and bad input is one clear error."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -29,6 +30,7 @@ from spinner_env.agents.features import (
 from spinner_env.agents.policy import PolicyAgent, load_policy
 from spinner_env.train.config import ResidualConfig, TrainConfig, load_config
 from spinner_env.train.executor import Executor
+from spinner_env.train.exploit import target_start
 from spinner_env.train.policy_iteration import (
     REPORT,
     RolloutStart,
@@ -43,7 +45,7 @@ from spinner_env.train.policy_iteration import (
     valuation_of,
 )
 from spinner_env.train.ppo import init_weights as start_model_from
-from spinner_env.train.ppo import limit_threads, make_model, make_pool, make_training_env
+from spinner_env.train.ppo import limit_threads, make_model, make_pool, make_training_env, train
 
 from spinner_env import spinner_v0
 from spinner_env.aec import hand_score_difference
@@ -289,9 +291,9 @@ def test_a_file_with_feature_weights_starts_only_a_config_with_the_same(tmp_path
     weights = report["generations"][0]["weights"]
     same = config.replace(init_from=str(path), feature_weights={"expert": weights})
     model = make_model(same, make_training_env(same, make_pool(same, 0)), None, 0)
-    start_model_from(model, path, "spinner", ["expert"], same.prior, same.feature_weights)
+    start_model_from(model, path, same)
     with pytest.raises(ValueError, match="feature weights"):
-        start_model_from(model, path, "spinner", ["expert"], same.prior, {})
+        start_model_from(model, path, same.replace(feature_weights={}))
     features = same.observation_features()
     assert (features.weights["expert"] == np.array(weights)).all()
 
@@ -401,22 +403,27 @@ def test_the_residual_learns_what_the_linear_fit_leaves_and_picks_better_moves()
     np.testing.assert_array_equal(again.layers[0][0], residual.layers[0][0])  # seeded
 
 
-def test_a_file_with_a_residual_plays_the_corrected_scores_and_trains_nothing(tmp_path):
-    """Format 6 carries the residual in its header; the agent plays the best move of the
-    weights' scores plus the residual of each move's terms, has no compiled twin, and no
-    training run starts from it (a config cannot name its residual)."""
-    config = load_config(write_config(tmp_path))
-    weights = SPINNER_EXPERT.defaults
-    rng = np.random.default_rng(2)
+def random_residual(seed: int, scale: float = 20.0) -> Residual:
+    """A residual of the expert's terms with random numbers, whose corrections (up to about
+    ``scale`` points) change some moves."""
+    rng = np.random.default_rng(seed)
     size = len(SPINNER_EXPERT.linear)
-    residual = Residual(
+    return Residual(
         rng.normal(size=size),
         rng.uniform(0.5, 2.0, size),
         (
             (rng.normal(size=(8, size)), rng.normal(size=8)),
-            (rng.normal(size=(1, 8)) * 20, np.zeros(1)),
+            (rng.normal(size=(1, 8)) * scale, np.zeros(1)),
         ),
     )
+
+
+def test_a_file_with_a_residual_plays_the_corrected_scores(tmp_path):
+    """Format 6 carries the residual in its header; the agent plays the best move of the
+    weights' scores plus the residual of each move's terms, and has no compiled twin."""
+    config = load_config(write_config(tmp_path))
+    weights = SPINNER_EXPERT.defaults
+    residual = random_residual(2)
     path = policy_file(config, weights, 1, tmp_path / "residual.safetensors", residual)
     header = load_policy(path)[1]
     assert header.format_version == 6
@@ -432,9 +439,37 @@ def test_a_file_with_a_residual_plays_the_corrected_scores_and_trains_nothing(tm
     played = agent.act_batch(obs, masks)
     np.testing.assert_array_equal(played, corrected.argmax(axis=1))
     assert (played != scores.argmax(axis=1)).any()
-    model = make_model(config, make_training_env(config, make_pool(config, 0)), None, 0)
-    with pytest.raises(ValueError, match="learned residual"):
-        start_model_from(model, path, "spinner", ["expert"], config.prior, {})
+
+
+def test_a_run_holds_the_residual_its_config_names_and_starts_only_from_the_same(tmp_path):
+    """``feature_residuals`` names the file whose residual a run adds to its feature: PPO
+    starts from a file with a residual only where the config names the same, and the
+    policy file it writes carries it; a file without that residual is one ValueError."""
+    config = load_config(write_config(tmp_path))
+    weights = SPINNER_EXPERT.defaults
+    path = policy_file(config, weights, 1, tmp_path / "residual.safetensors", random_residual(2))
+    other = policy_file(config, weights, 1, tmp_path / "other.safetensors", random_residual(3))
+    plain = policy_file(config, weights, 1, tmp_path / "plain.safetensors")
+    same = config.replace(
+        init_from=str(path),
+        feature_weights={"expert": weights.tolist()},
+        feature_residuals={"expert": str(path)},
+        total_timesteps=64,
+        ppo=dataclasses.replace(config.ppo, n_steps=32, batch_size=32, n_epochs=1),
+    )
+    model = make_model(same, make_training_env(same, make_pool(same, 0)), None, 0)
+    start_model_from(model, path, same)
+    for wrong in ({}, {"expert": str(other)}):
+        with pytest.raises(ValueError, match="adds learned residuals to its features"):
+            start_model_from(model, path, same.replace(feature_residuals=wrong))
+    with pytest.raises(ValueError, match="carries no residual of the feature 'expert'"):
+        same.replace(feature_residuals={"expert": str(plain)})
+    with pytest.raises(ValueError, match=r"feature_residuals: no such file .*missing"):
+        same.replace(feature_residuals={"expert": str(tmp_path / "missing.safetensors")})
+    trained = train(same, tmp_path / "ppo", progress_bar=False)
+    held = load_policy(trained)[1].feature_residuals["expert"]
+    assert held.as_dict() == load_policy(path)[1].feature_residuals["expert"].as_dict()
+    assert target_start(config, str(path)).feature_residuals == {"expert": str(path)}
 
 
 @pytest.mark.parametrize(

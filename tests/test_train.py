@@ -134,12 +134,12 @@ def test_init_from_a_policy_file_starts_from_its_weights(tmp_path):
     config = TrainConfig.from_dict(tiny_config(total_timesteps=64))
     env = make_training_env(config, make_pool(config, 0))
     model = make_model(config, env, tmp_path / "tb", seed=1)
-    init_weights(model, policy_path, "spinner")
+    init_weights(model, policy_path, config)
     saved = load_file(policy_path)
     assert all(torch.equal(saved[k], v) for k, v in model.policy.state_dict().items())
     wider = TrainConfig.from_dict(tiny_config(ppo={"policy_kwargs": {"net_arch": [64]}}))
     model = make_model(wider, env, tmp_path / "tb", seed=1)
     with pytest.raises(ValueError, match=r"holds another network than ppo\.policy_kwargs"):
-        init_weights(model, policy_path, "spinner")
+        init_weights(model, policy_path, wider)
     with pytest.raises(ValueError, match="does not fit Mexican Train"):
-        init_weights(model, policy_path, "mexican_train")
+        init_weights(model, policy_path, wider.replace(game="mexican_train", env={}))

@@ -30,7 +30,8 @@ from typing import Any, Literal, TypeVar, Union
 
 import yaml
 from spinner_env.agents import COMMITTED, committed_policy
-from spinner_env.agents.features import ActionPrior, ObservationFeatures
+from spinner_env.agents.features import ActionPrior, ObservationFeatures, Residual
+from spinner_env.agents.policy import read_header
 
 from spinner_env.games import game_spec
 
@@ -345,6 +346,12 @@ class TrainConfig:
     """Weights of weighted ``features`` (``expert``) in place of their player's defaults,
     by feature name, as a policy file from ``spinner-policy-iteration`` carries them (its
     ``init_from`` must carry the same)."""
+    feature_residuals: dict[str, str] = field(default_factory=dict)
+    """Learned residuals added to weighted ``features``' scores, by feature name: each the
+    policy file (or committed policy's name) whose header carries that feature's residual,
+    as ``spinner-policy-iteration`` writes it with ``policy_iteration.residual``. A run
+    holds it as it is (the network learns around it), its policy files carry it, and its
+    ``init_from`` must carry the same."""
     pretrain: PretrainConfig | None = None
     league: LeagueConfig | None = None
     expert_iteration: ExpertIterationConfig | None = None
@@ -364,7 +371,11 @@ class TrainConfig:
         except (ValueError, TypeError) as error:
             raise ValueError(f"env: {error}") from error
         try:
-            self.observation_features()
+            residuals = self.residuals()
+        except ValueError as error:
+            raise ValueError(f"feature_residuals: {error}") from None
+        try:
+            self.observation_features(residuals)
         except ValueError as error:
             raise ValueError(f"features: {error}") from None
         if self.prior is not None:
@@ -415,16 +426,43 @@ class TrainConfig:
             raise ValueError("init_from: the config starts from fresh weights")
         return committed_policy(self.init_from) or Path(self.init_from)
 
-    def observation_features(self) -> ObservationFeatures | None:
-        """``features`` for the config's game, None where it names none; ValueError for a
-        name that is not one of that game's features."""
+    def observation_features(
+        self, residuals: dict[str, Residual] | None = None
+    ) -> ObservationFeatures | None:
+        """``features`` for the config's game, with ``feature_weights`` and the
+        :meth:`residuals` (or ``residuals``, already read), None where it names none;
+        ValueError for a name that is not one of that game's features."""
         if not self.features:
-            if self.feature_weights:
-                raise ValueError("feature_weights: the config names no features")
+            if self.feature_weights or self.feature_residuals:
+                raise ValueError("feature_weights and feature_residuals need features")
             return None
         return ObservationFeatures(
-            self.features, game_spec(self.game).encoding, self.feature_weights
+            self.features,
+            game_spec(self.game).encoding,
+            self.feature_weights,
+            self.residuals() if residuals is None else residuals,
         )
+
+    def residuals(self) -> dict[str, Residual]:
+        """``feature_residuals`` read from their files; ValueError naming a file that is not
+        a policy file of the config's game or carries no residual for that feature."""
+        encoding = game_spec(self.game).encoding
+        out = {}
+        for name, source in self.feature_residuals.items():
+            path = committed_policy(source) or Path(source)
+            if not path.is_file():
+                raise ValueError(
+                    f"no such file {source!r}, nor a committed policy's name "
+                    f"({', '.join(COMMITTED)})"
+                )
+            header = read_header(path, encoding)
+            if name not in header.feature_residuals:
+                raise ValueError(
+                    f"{source!r} carries no residual of the feature {name!r} "
+                    f"(its residuals: {sorted(header.feature_residuals) or 'none'})"
+                )
+            out[name] = header.feature_residuals[name]
+        return out
 
     def prior_slice(self) -> slice | None:
         """Where ``prior`` sits in the policy's input, None without a prior; ValueError for a

@@ -166,7 +166,7 @@ def starting_policy(config: TrainConfig) -> MaskableActorCriticPolicy:
             policy, header = load_policy(config.init_file(), encoding)
         except ValueError as error:
             raise ValueError(f"init_from: {error}") from None
-        check_starts_as(header, "init_from", config.features, config.prior, config.feature_weights)
+        check_starts_as(header, "init_from", config)
         return policy
     return fresh_policy(config)
 

@@ -7,9 +7,10 @@ valuation whose weights are learned (Spinner's ``expert``,
 the player's defaults. Each generation:
 
 1. **Roots.** Batches of games of the config's game (hand episodes) are played on the
-   batched engine with the current weights at every seat; at ``root_share`` of the
-   decisions that offer a choice the position is kept (the engine's record of it, the
-   seat's observation and mask).
+   batched engine with the current weights at every seat (at the start, plus the
+   prior's residual if the config's ``feature_residuals`` names one); at ``root_share``
+   of the decisions that offer a choice the position is kept (the engine's record of it,
+   the seat's observation and mask).
 2. **Values.** Every legal move of every root is played on a copy of the record, and the
    hand played out with the current weights at every seat, in one compiled call for all
    (:func:`spinner_env.batched.rollout._play_out`); the move's value is the seat's hand
@@ -388,8 +389,8 @@ def policy_iteration(
     prepare_out_dir(out, overwrite, REPORT, "policy iteration run")
     out.mkdir(parents=True, exist_ok=True)
     write_text_atomic(out / "config.yaml", yaml.safe_dump(config.as_dict(), sort_keys=False))
-    residual: Residual | None = None  # the start has none; each generation fits its own
-    files = [policy_file(config, weights, 0, out / f"generation_0{POLICY_SUFFIX}")]
+    residual = config.residuals().get(config.prior.feature)  # later ones fit their own
+    files = [policy_file(config, weights, 0, out / f"generation_0{POLICY_SUFFIX}", residual)]
     against = {spec: spec for spec in settings.eval_against}
     report: dict[str, Any] = {
         "command": command,

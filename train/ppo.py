@@ -37,7 +37,7 @@ import yaml
 from sb3_contrib import MaskablePPO
 from spinner_env.agents import make_agent
 from spinner_env.agents.base import Agent
-from spinner_env.agents.features import ActionPrior, ObservationFeatures
+from spinner_env.agents.features import ObservationFeatures
 from spinner_env.agents.policy import SUFFIX as POLICY_SUFFIX
 from spinner_env.agents.policy import (
     PolicyAgent,
@@ -160,22 +160,16 @@ def make_model(config: TrainConfig, vec_env: VecEnv, tensorboard: Path, seed: in
     )
 
 
-def init_weights(
-    model: MaskablePPO,
-    path: Path,
-    game: str,
-    features: Sequence[str] = (),
-    prior: ActionPrior | None = None,
-    feature_weights: dict[str, list[float]] | None = None,
-) -> None:
-    """Start ``model`` from saved weights (the rest of the config applies): a policy file
-    (``.safetensors``, the game's, its network, features, their weights and prior the
-    config's) or a ``MaskablePPO.save`` ``.zip`` (its tensors only)."""
+def init_weights(model: MaskablePPO, path: Path, config: TrainConfig) -> None:
+    """Start ``model`` from saved weights (the rest of ``config`` applies): a policy file
+    (``.safetensors``, the config's game, network, features, their weights and residuals
+    and prior: :func:`check_starts_as`) or a ``MaskablePPO.save`` ``.zip`` (its tensors
+    only)."""
     if path.suffix != POLICY_SUFFIX:
         model.set_parameters(str(path), exact_match=True, device="cpu")
         return
-    policy, header = load_policy(path, game_spec(game).encoding)
-    check_starts_as(header, f"init_from: {str(path)!r}", features, prior, feature_weights)
+    policy, header = load_policy(path, game_spec(config.game).encoding)
+    check_starts_as(header, f"init_from: {str(path)!r}", config)
     try:
         model.policy.load_state_dict(policy.state_dict(), strict=True)
     except RuntimeError:
@@ -184,46 +178,35 @@ def init_weights(
         ) from None
 
 
-def check_starts_as(
-    header: PolicyHeader,
-    what: str,
-    features: Sequence[str],
-    prior: ActionPrior | None,
-    feature_weights: dict[str, list[float]] | None,
-) -> None:
+def check_starts_as(header: PolicyHeader, what: str, config: TrainConfig) -> None:
     """ValueError, beginning with ``what`` (the file), unless the policy file of
-    ``header`` reads ``features`` with ``feature_weights`` and has ``prior``: what a config
-    that starts from it names."""
-    if list(header.features) != list(features):
+    ``header`` reads the config's ``features`` with its ``feature_weights`` and
+    ``feature_residuals`` and has its ``prior``: what a config that starts from it names."""
+    if list(header.features) != list(config.features):
         raise ValueError(
-            f"{what} reads the features {list(header.features)}, the config {list(features)}"
+            f"{what} reads the features {list(header.features)}, the config {config.features}"
         )
-    if header.prior != prior:
-        raise ValueError(f"{what} has the prior {header.prior}, the config {prior}")
-    if header.feature_residuals:
-        raise ValueError(
-            f"{what} adds a learned residual to its features {sorted(header.feature_residuals)}, "
-            "which a config cannot name: training does not start from such a file"
-        )
-    wanted = {name: list(values) for name, values in (feature_weights or {}).items()}
+    if header.prior != config.prior:
+        raise ValueError(f"{what} has the prior {header.prior}, the config {config.prior}")
+    wanted = {name: list(values) for name, values in config.feature_weights.items()}
     if {name: list(values) for name, values in header.feature_weights.items()} != wanted:
         raise ValueError(
             f"{what} has the feature weights {dict(header.feature_weights)}, "
             f"the config's feature_weights {wanted}"
+        )
+    held = {name: r.as_dict() for name, r in header.feature_residuals.items()}
+    if held != {name: r.as_dict() for name, r in config.residuals().items()}:
+        raise ValueError(
+            f"{what} adds learned residuals to its features {sorted(held) or 'none'}; the "
+            f"config's feature_residuals {config.feature_residuals} must name files that carry "
+            "the same (the file itself does)"
         )
 
 
 def start_from_init(model: MaskablePPO, config: TrainConfig) -> None:
     """:func:`init_weights` from the config's ``init_from``, if it names one."""
     if config.init_from:
-        init_weights(
-            model,
-            config.init_file(),
-            config.game,
-            config.features,
-            config.prior,
-            config.feature_weights,
-        )
+        init_weights(model, config.init_file(), config)
 
 
 def clone_teacher(model: MaskablePPO, config: TrainConfig, pool: OpponentPool) -> None:
