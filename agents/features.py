@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 from spinner_env.agents.expert import ExpertWeights
 from spinner_env.agents.mexican_train_expert import MexicanTrainExpertWeights
+from spinner_env.agents.residual_inputs import SPINNER_INPUTS, InputGroup
 
 from spinner_env import mexican_train_v0, spinner_v0
 from spinner_env.aec import Encoding
@@ -73,15 +74,19 @@ def advantages(values: np.ndarray) -> np.ndarray:
 @dataclass(frozen=True)
 class Residual:
     """A learned correction to a valuation's scores: a small network of each move's terms
-    (:meth:`Valuation.terms`, all linear weights), standardised by ``mean`` and ``scale``,
-    through hidden layers of tanh to one number, in the score's units (points), added to
-    every finite score. ``layers`` are (weight, bias) pairs, the last one's weight a single
+    (:meth:`Valuation.terms`, all linear weights) and of the valuation's input groups it
+    names (``inputs``, :meth:`Valuation.group_inputs`), standardised by ``mean`` and
+    ``scale``, through hidden layers of tanh to one number, in the score's units (points),
+    added to every finite score. ``layers`` are (weight, bias) pairs, the last one's weight a single
     row. Policy iteration fits it (``spinner_env.train.policy_iteration``); a policy file
     carries it as numbers (``feature_residuals``, read without unpickling)."""
 
     mean: np.ndarray
     scale: np.ndarray
     layers: tuple[tuple[np.ndarray, np.ndarray], ...]
+    inputs: tuple[str, ...] = ()
+    """The valuation's input groups it reads after the terms, in order
+    (:mod:`~spinner_env.agents.residual_inputs`); none: the terms alone."""
 
     def __post_init__(self) -> None:
         size = self.mean.shape[0] if self.mean.ndim == 1 else -1
@@ -103,12 +108,13 @@ class Residual:
 
     @property
     def size(self) -> int:
-        """How many terms it reads."""
+        """How many numbers it reads a move: the terms, then its ``inputs``."""
         return int(self.mean.shape[0])
 
-    def __call__(self, terms: np.ndarray) -> np.ndarray:
-        """The correction of each row of ``terms`` (any leading shape, last axis: terms)."""
-        x = (terms - self.mean) / self.scale
+    def __call__(self, inputs: np.ndarray) -> np.ndarray:
+        """The correction of each row of ``inputs`` (any leading shape, last axis: a move's
+        terms, then its :meth:`Valuation.group_inputs`)."""
+        x = (inputs - self.mean) / self.scale
         for weight, bias in self.layers[:-1]:
             x = np.tanh(x @ weight.T + bias)
         weight, bias = self.layers[-1]
@@ -120,28 +126,35 @@ class Residual:
             "mean": self.mean.tolist(),
             "scale": self.scale.tolist(),
             "layers": [{"weight": w.tolist(), "bias": b.tolist()} for w, b in self.layers],
+            "inputs": list(self.inputs),
         }
 
     @classmethod
     def from_dict(cls, data: Any, what: str) -> Residual:
-        """Read :meth:`as_dict`'s form; ValueError naming ``what`` if it is not one."""
+        """Read :meth:`as_dict`'s form (``inputs`` may be left out: format 6, which had
+        none); ValueError naming ``what`` if it is not one."""
         layers = data.get("layers") if isinstance(data, dict) else None
+        inputs = data.get("inputs", []) if isinstance(data, dict) else None
         if (
             not isinstance(data, dict)
-            or set(data) != {"mean", "scale", "layers"}
+            or not {"mean", "scale", "layers"} <= set(data) <= {"mean", "scale", "layers", "inputs"}
             or not isinstance(layers, list)
             or not all(
                 isinstance(layer, dict) and set(layer) == {"weight", "bias"} for layer in layers
             )
+            or not isinstance(inputs, list)
+            or not all(isinstance(name, str) for name in inputs)
         ):
             raise ValueError(
-                f"{what} must be an object of mean, scale and layers (each a weight and a bias)"
+                f"{what} must be an object of mean, scale, layers (each a weight and a bias) "
+                "and inputs (names)"
             )
         try:
             return cls(
                 _numbers(data["mean"]),
                 _numbers(data["scale"]),
                 tuple((_numbers(layer["weight"]), _numbers(layer["bias"])) for layer in layers),
+                tuple(inputs),
             )
         except ValueError as error:
             raise ValueError(f"{what}: {error}") from None
@@ -197,6 +210,9 @@ class Valuation:
     the mask's legal entries in ``np.nonzero`` order) and what each weight adds to it per
     unit (columns: every weight), each observation read once, which :meth:`scored_terms`
     reads."""
+    input_groups: tuple[InputGroup, ...] = ()
+    """What a residual may read of each move beside its terms
+    (:mod:`~spinner_env.agents.residual_inputs`)."""
 
     def __post_init__(self) -> None:
         if not 0 < self.player_weights <= len(self.weight_names):
@@ -264,15 +280,44 @@ class Valuation:
             return self.scores(observations, mask, weights)
         self.check_residual(residual, "the residual")
         scores, rows, actions, terms = self.scored_terms(observations, mask, weights, True)
+        if residual.inputs:
+            obs = np.ascontiguousarray(observations, np.float32)
+            groups = self.group_inputs(obs, rows, actions, residual.inputs)
+            terms = np.concatenate([terms, groups], axis=1)
         scores[rows, actions] += residual(terms)
         return scores
 
-    def check_residual(self, residual: Residual, what: str) -> None:
-        """ValueError naming ``what`` unless ``residual`` reads one term per linear weight."""
-        if residual.size != len(self.linear):
+    def group_inputs(
+        self, observations: np.ndarray, rows: np.ndarray, actions: np.ndarray, groups: Sequence[str]
+    ) -> np.ndarray:
+        """The numbers of the input ``groups`` (side by side, in that order) of each move: the
+        row of its observation and its action id, as :meth:`scored_terms` gives them. A
+        residual reads a move's terms, then these."""
+        by_name = {group.name: group for group in self.input_groups}
+        parts = [by_name[name].compute(observations, rows, actions) for name in groups]
+        return np.concatenate(parts, axis=1) if parts else np.zeros((len(rows), 0))
+
+    def input_size(self, groups: Sequence[str], what: str) -> int:
+        """How many numbers a residual reading ``groups`` reads of a move; ValueError
+        naming ``what`` for a group this valuation does not have, or one named twice."""
+        sizes = {group.name: group.size for group in self.input_groups}
+        unknown = [name for name in groups if name not in sizes]
+        if unknown or len(set(groups)) != len(groups):
             raise ValueError(
-                f"{what} reads {residual.size} terms; this valuation has {len(self.linear)} "
-                "(one per weight its scores are linear in)"
+                f"{what} must be distinct names among this valuation's input groups "
+                f"({', '.join(sizes) or 'none'}), got {list(groups)}"
+            )
+        return len(self.linear) + sum(sizes[name] for name in groups)
+
+    def check_residual(self, residual: Residual, what: str) -> None:
+        """ValueError naming ``what`` unless ``residual`` reads one term per linear weight
+        and then its input groups."""
+        size = self.input_size(residual.inputs, f"{what}'s inputs")
+        if residual.size != size:
+            raise ValueError(
+                f"{what} reads {residual.size} numbers a move; this valuation gives "
+                f"{size} ({len(self.linear)} terms, one per weight its scores are linear in, "
+                f"then its inputs {list(residual.inputs)})"
             )
 
     def terms(
@@ -344,6 +389,7 @@ SPINNER_EXPERT = Valuation(
     player_weights=len(SPINNER_PLAYER_WEIGHT_NAMES),
     player=HeuristicPolicy,
     score_terms=heuristic_terms_from_obs,
+    input_groups=SPINNER_INPUTS,
 )
 """Spinner's ``expert``: the expert's score of each legal placement (``ExpertWeights``),
 with phase weights (0 for the expert) after its own."""

@@ -51,11 +51,11 @@ from spinner_env.files import write_bytes_atomic
 from spinner_env.games import GAMES, CompiledPlayer, game_named_in_files
 
 FORMAT = "spinner-env-policy"
-FORMAT_VERSION = 6
-READABLE_VERSIONS = (1, 2, 3, 4, 5, 6)
+FORMAT_VERSION = 7
+READABLE_VERSIONS = (1, 2, 3, 4, 5, 6, 7)
 """Format 2 added the header's ``features``, format 3 its ``value``, format 4 its
-``prior``, format 5 its ``feature_weights``, format 6 its ``feature_residuals``; older
-files load as before."""
+``prior``, format 5 its ``feature_weights``, format 6 its ``feature_residuals``, format 7
+a residual's ``inputs`` beside its terms; older files load as before."""
 _FIELDS_SINCE = {
     "features": 2,
     "value": 3,

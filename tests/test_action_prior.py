@@ -22,6 +22,7 @@ from spinner_env.agents.features import (
 )
 from spinner_env.agents.mexican_train_expert import MexicanTrainExpertAgent
 from spinner_env.agents.policy import (
+    FORMAT_VERSION,
     PolicyAgent,
     PriorPolicy,
     ValueTarget,
@@ -136,7 +137,7 @@ def test_a_prior_policy_file_keeps_its_prior_and_its_logits(tmp_path):
         policy.action_net.weight.normal_(0, 0.3)
     path = save_policy(policy, tmp_path / "prior.safetensors", MEXICAN_TRAIN, features.names)
     header = load_policy(path, MEXICAN_TRAIN)[1]
-    assert (header.prior, header.format_version) == (EXPERT_PRIOR, 6)
+    assert (header.prior, header.format_version) == (EXPERT_PRIOR, FORMAT_VERSION)
     agent = make_agent(str(path), encoding=MEXICAN_TRAIN)
     assert isinstance(agent.policy, PriorPolicy)
     obs = np.stack([o for o, _, _ in positions(4, 3, 30)])

@@ -162,7 +162,7 @@ def write_with_header(path: Path, policy, **changes) -> None:
         ({"policy_layers": [16, -8]}, "policy_layers"),
         ({"value_layers": 12}, "value_layers"),
         ({"activation": "gelu"}, "activation"),
-        ({"format_version": 7}, "format_version"),
+        ({"format_version": 8}, "format_version"),
         ({"format_version": 4, "feature_weights": {}}, "fields"),  # format 5 added them
         ({"format_version": 5, "feature_residuals": {}}, "fields"),  # format 6 added them
         ({"feature_residuals": []}, "feature_residuals"),

@@ -256,7 +256,7 @@ def test_every_generation_leaves_a_policy_that_plays_its_weights(tmp_path):
     weights = np.array(generation["weights"])
     assert not np.allclose(weights, SPINNER_EXPERT.defaults)
     header = load_policy(path)[1]
-    assert (header.format_version, header.feature_weights) == (6, {"expert": tuple(weights)})
+    assert (header.format_version, header.feature_weights) == (7, {"expert": tuple(weights)})
     assert header.feature_residuals == {}  # the config fits none
     assert header.value is None  # no value head is trained: the file claims none
     again = policy_file(config, weights, 1, tmp_path / "again.safetensors")
@@ -322,6 +322,11 @@ def test_bad_feature_weights_are_a_value_error_naming_them(weights, message):
         ({"policy_iteration": {"residual": {"holdout": 0.9}}}, "residual.holdout must be in"),
         ({"policy_iteration": {"residual": {"layers": [0]}}}, "layers[0] must be at least 1"),
         ({"policy_iteration": {"residual": {"epoch": 3}}}, "did you mean"),
+        (
+            {"policy_iteration": {"residual": {"inputs": ["position", "mood"]}}},
+            "policy_iteration.residual.inputs must be distinct names among this valuation's "
+            "input groups (position, move), got ['position', 'mood']",
+        ),
     ],
 )
 def test_bad_input_is_one_line_and_status_2(tmp_path, capsys, changes, message):
@@ -426,7 +431,7 @@ def test_a_file_with_a_residual_plays_the_corrected_scores(tmp_path):
     residual = random_residual(2)
     path = policy_file(config, weights, 1, tmp_path / "residual.safetensors", residual)
     header = load_policy(path)[1]
-    assert header.format_version == 6
+    assert header.format_version == 7
     np.testing.assert_allclose(
         header.feature_residuals["expert"].layers[1][0], residual.layers[1][0]
     )
@@ -479,13 +484,16 @@ def test_a_run_holds_the_residual_its_config_names_and_starts_only_from_the_same
             lambda d: d.update(
                 mean=[1.0] * 3, scale=[1.0] * 3, layers=[{"weight": [[1.0] * 3], "bias": [0.0]}]
             ),
-            "reads 3 terms",
+            "reads 3 numbers a move",
         ),
         (lambda d: d.update(scale=[0.0] * len(d["scale"])), "scale > 0"),
         (lambda d: d["layers"].pop(), "last layer must give one number"),
         (lambda d: d["layers"][0].update(bias=[1.0]), "layer 0 must map"),
         (lambda d: d.update(mean="no"), "lists of numbers"),
-        (lambda d: d.pop("scale"), "object of mean, scale and layers"),
+        (lambda d: d.pop("scale"), "object of mean, scale, layers"),
+        (lambda d: d.update(inputs=["move"]), r"reads 33 numbers a move; this valuation gives 156"),
+        (lambda d: d.update(inputs="move"), "inputs \\(names\\)"),
+        (lambda d: d.update(inputs=["mood"]), r"groups \(position, move\), got \['mood'\]"),
     ],
 )
 def test_a_bad_residual_in_a_file_is_a_value_error_naming_it(tmp_path, change, message):
@@ -558,13 +566,14 @@ def test_the_terms_are_the_scores_change_when_each_weight_grows_by_one(kind):
 
 
 def test_the_committed_residual_agent_plays_its_weights_and_residual():
-    """``spinner_4p_residual`` is generation 2 of its shipped config: a network whose
-    output is zero, playing the best move of its weights' scores plus its residual, which
-    changes some of the weights' moves."""
+    """``spinner_4p_residual`` is generation 1 of its shipped config: a network whose
+    output is zero, playing the best move of its weights' scores plus its residual of the
+    terms and the position, which changes some of the weights' moves."""
     agent = make_agent("spinner_4p_residual", encoding=spinner_v0.ENCODING)
     weights = agent.features.weights["expert"]
     residual = agent.features.residuals["expert"]
     assert [w.shape[0] for w, _ in residual.layers] == [64, 64, 1]
+    assert residual.inputs == ("position",)
     _, obs, masks = decisions(2000, 12)
     played = agent.act_batch(obs, masks)
     np.testing.assert_array_equal(
@@ -572,7 +581,7 @@ def test_the_committed_residual_agent_plays_its_weights_and_residual():
     )
     assert (played != HeuristicPolicy(weights, "linear").act_batch(obs, masks)).any()
     config = load_config("spinner_4p_residual")
-    assert config.policy_iteration.residual is not None
+    assert config.policy_iteration.residual.inputs == ["position"]
     np.testing.assert_array_equal(
         SPINNER_EXPERT.checked(config.feature_weights["expert"], "start"),
         make_agent("spinner_4p", encoding=spinner_v0.ENCODING).features.weights["expert"],

@@ -250,8 +250,9 @@ class ExpertIterationConfig:
 @dataclass(frozen=True)
 class ResidualConfig:
     """``policy_iteration.residual``: after each generation's least-squares fit, a small
-    network of each move's terms (hidden ``layers`` of tanh, its output layer started at
-    zero) is fitted to what the linear fit leaves of the moves' values, each less its
+    network of each move's terms and of the prior's input groups named in ``inputs``
+    (:mod:`spinner_env.agents.residual_inputs`; hidden ``layers`` of tanh, its output layer
+    started at zero) is fitted to what the linear fit leaves of the moves' values, each less its
     root's mean (Adam at ``learning_rate``, ``epochs`` passes, ``minibatch_roots`` roots a
     step), and added to the prior's scores
     (:class:`~spinner_env.agents.features.Residual`). ``holdout`` of the roots (every
@@ -262,6 +263,7 @@ class ResidualConfig:
     learning_rate: float = 1e-3
     minibatch_roots: int = 4096
     holdout: float = 0.1
+    inputs: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         for i, width in enumerate(self.layers):

@@ -93,13 +93,15 @@ CHUNK_STEPS = 25
 @dataclass(frozen=True)
 class Values:
     """Every legal move of some roots: its terms (rows: moves; columns: every weight the
-    valuation is linear in, :attr:`Valuation.linear`), its value (points of hand score)
-    and the index of its root (a root's moves are consecutive)."""
+    valuation is linear in, :attr:`Valuation.linear`), its value (points of hand score),
+    the index of its root (a root's moves are consecutive) and the residual's input groups
+    (:meth:`Valuation.group_inputs`; None where it reads the terms alone)."""
 
     terms: np.ndarray
     values: np.ndarray
     roots: np.ndarray
     num_roots: int
+    inputs: np.ndarray | None = None
 
     @cached_property
     def moves_per_root(self) -> np.ndarray:
@@ -108,11 +110,13 @@ class Values:
     @staticmethod
     def concatenate(parts: Sequence[Values]) -> Values:
         offsets = np.cumsum([0] + [p.num_roots for p in parts[:-1]])
+        inputs = [p.inputs for p in parts if p.inputs is not None]
         return Values(
             np.concatenate([p.terms for p in parts]),
             np.concatenate([p.values for p in parts]),
             np.concatenate([p.roots + offset for p, offset in zip(parts, offsets, strict=True)]),
             sum(p.num_roots for p in parts),
+            np.concatenate(inputs) if inputs else None,
         )
 
 
@@ -129,6 +133,9 @@ def valuation_of(config: TrainConfig) -> Valuation:
             "its weights (Mexican Train's expert plans its chains by them), which policy "
             "iteration fits"
         )
+    residual = config.policy_iteration and config.policy_iteration.residual
+    if residual:
+        valuation.input_size(residual.inputs, "policy_iteration.residual.inputs")
     return valuation
 
 
@@ -175,6 +182,7 @@ def rollout_values(
     compiled = spec.opponents().heuristic_policy(weights, "rollouts", engine.rules)
     python = None if residual is None else ValuationPolicy(valuation, weights, residual)
     player = python or compiled
+    groups = settings.residual.inputs if settings.residual else []
     out = engine.reset(seed)
     rng = np.random.default_rng(seed)
     parts, pending = [], []
@@ -187,7 +195,9 @@ def rollout_values(
         out = engine.step(player.act_batch(out.obs, out.mask))
         if pending and ((step + 1) % CHUNK_STEPS == 0 or step + 1 == settings.steps):
             games, obs, masks = (np.concatenate(column) for column in zip(*pending, strict=True))
-            parts.append(_value_roots(engine, valuation, weights, kinds, games, obs, masks, python))
+            parts.append(
+                _value_roots(engine, valuation, weights, kinds, games, obs, masks, python, groups)
+            )
             pending = []
     return Values.concatenate(parts)
 
@@ -201,17 +211,23 @@ def _value_roots(
     obs: np.ndarray,
     masks: np.ndarray,
     player: Any = None,
+    groups: Sequence[str] = (),
 ) -> Values:
     """Every legal move of the roots ``games`` (their seat's ``obs`` and ``masks``) played
-    out to the end of the hand, with its terms; roots where a move goes out are left out.
-    Every seat plays as ``kinds`` says with ``weights``, in one compiled call, or where
-    ``player`` is given, by its ``act_batch``."""
+    out to the end of the hand, with its terms and its input ``groups`` (float32, none
+    without groups); roots where a move goes out are left out. Every seat plays as
+    ``kinds`` says with ``weights``, in one compiled call, or where ``player`` is given,
+    by its ``act_batch``."""
     scores, rows, actions, terms = valuation.scored_terms(obs, masks, weights, phases=True)
     keep = ~np.isinf(np.where(masks != 0, scores, 0.0)).any(axis=1)
     kept = keep[rows]  # a kept root's legal moves are all finite, so all among the rows
     games = games[keep]
     roots = (np.cumsum(keep) - 1)[rows[kept]]
     actions, terms = actions[kept], terms[kept]
+    inputs = None
+    if groups:
+        obs = np.ascontiguousarray(obs, np.float32)
+        inputs = valuation.group_inputs(obs, rows[kept], actions, groups).astype(np.float32)
     copies = games[roots]
     seats = copies["current"].copy()
     out = BatchStep.zeros(len(roots), engine.obs_size, engine.num_actions, engine.max_players)
@@ -228,7 +244,7 @@ def _value_roots(
         _play_out(rest, engine.params, kinds, weights[None], seeds, played)
         scores = played.rewards
     values[on] = scores[np.arange(len(rest)), seats[on]]
-    return Values(terms, values * 100.0, roots, len(games))
+    return Values(terms, values * 100.0, roots, len(games), inputs)
 
 
 def fit_weights(
@@ -260,9 +276,10 @@ def fit_residual(
     settings: ResidualConfig,
     seed: int,
 ) -> tuple[Residual, dict[str, float]]:
-    """A :class:`Residual` of the moves' terms fitted to what the scores with ``weights``
-    leave of their values, both less their root's mean (:class:`ResidualConfig`), and how
-    it does on the held-out roots: the mean value of the move it picks less that of the
+    """A :class:`Residual` of the moves' terms and input groups (``settings.inputs``, which
+    ``values`` holds) fitted to what the scores with ``weights`` leave of their values,
+    both less their root's mean (:class:`ResidualConfig`), and how it does on the held-out
+    roots: the mean value of the move it picks less that of the
     weights' pick (``held_out_gain``, points a decision, with its 95% interval), and both
     fits' mean squared error there."""
     linear = values.terms @ weights[valuation.linear]
@@ -271,11 +288,15 @@ def fit_residual(
     held = values.roots % every == 0
     train_roots = np.unique(values.roots[~held])
     x = values.terms.astype(np.float32)
+    if settings.inputs:
+        if values.inputs is None:
+            raise ValueError(f"no input groups in the values; the residual reads {settings.inputs}")
+        x = np.concatenate([x, values.inputs.astype(np.float32)], axis=1)
     mean = x[~held].mean(axis=0)
     scale = x[~held].std(axis=0)
     scale = np.where(scale > 1e-6, scale, 1.0).astype(np.float32)
     torch.manual_seed(seed)
-    widths = [values.terms.shape[1], *settings.layers]
+    widths = [x.shape[1], *settings.layers]
     modules: list[torch.nn.Module] = []
     for wide, narrow in pairwise(widths):
         modules += [torch.nn.Linear(wide, narrow), torch.nn.Tanh()]
@@ -313,8 +334,10 @@ def fit_residual(
             for m in network
             if isinstance(m, torch.nn.Linear)
         ),
+        tuple(settings.inputs),
     )
-    correction = residual(values.terms)
+    with torch.no_grad():  # the network's float32 twin of residual(x), at a tenth of the memory
+        correction = network(inputs)[:, 0].double().numpy()
     return residual, _held_out(values, held, linear, correction, target)
 
 
