@@ -25,6 +25,7 @@ import types
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal, TypeVar, Union
 
@@ -373,11 +374,11 @@ class TrainConfig:
         except (ValueError, TypeError) as error:
             raise ValueError(f"env: {error}") from error
         try:
-            residuals = self.residuals()
+            self.residuals  # noqa: B018 (read and checked once, kept for the run)
         except ValueError as error:
             raise ValueError(f"feature_residuals: {error}") from None
         try:
-            self.observation_features(residuals)
+            self.observation_features()
         except ValueError as error:
             raise ValueError(f"features: {error}") from None
         if self.prior is not None:
@@ -400,11 +401,11 @@ class TrainConfig:
             ):
                 if value:
                     raise ValueError(f"{key}: not used with a league section; leave it out")
-        if self.init_from is not None and not self.init_file().is_file():
-            raise ValueError(
-                f"init_from: no such file {self.init_from!r}, nor a committed policy's name "
-                f"({', '.join(COMMITTED)})"
-            )
+        if self.init_from is not None:
+            try:
+                _policy_file(self.init_from)
+            except ValueError as error:
+                raise ValueError(f"init_from: {error}") from None
 
     @classmethod
     def from_dict(cls, data: Any, source: str | None = None) -> TrainConfig:
@@ -428,12 +429,10 @@ class TrainConfig:
             raise ValueError("init_from: the config starts from fresh weights")
         return committed_policy(self.init_from) or Path(self.init_from)
 
-    def observation_features(
-        self, residuals: dict[str, Residual] | None = None
-    ) -> ObservationFeatures | None:
+    def observation_features(self) -> ObservationFeatures | None:
         """``features`` for the config's game, with ``feature_weights`` and the
-        :meth:`residuals` (or ``residuals``, already read), None where it names none;
-        ValueError for a name that is not one of that game's features."""
+        :attr:`residuals`, None where it names none; ValueError for a name that is not one
+        of that game's features."""
         if not self.features:
             if self.feature_weights or self.feature_residuals:
                 raise ValueError("feature_weights and feature_residuals need features")
@@ -442,22 +441,18 @@ class TrainConfig:
             self.features,
             game_spec(self.game).encoding,
             self.feature_weights,
-            self.residuals() if residuals is None else residuals,
+            self.residuals,
         )
 
+    @cached_property
     def residuals(self) -> dict[str, Residual]:
-        """``feature_residuals`` read from their files; ValueError naming a file that is not
-        a policy file of the config's game or carries no residual for that feature."""
+        """``feature_residuals`` read from their files, once a config; ValueError naming a
+        file that is not a policy file of the config's game or carries no residual for that
+        feature."""
         encoding = game_spec(self.game).encoding
         out = {}
         for name, source in self.feature_residuals.items():
-            path = committed_policy(source) or Path(source)
-            if not path.is_file():
-                raise ValueError(
-                    f"no such file {source!r}, nor a committed policy's name "
-                    f"({', '.join(COMMITTED)})"
-                )
-            header = read_header(path, encoding)
+            header = read_header(_policy_file(source), encoding)
             if name not in header.feature_residuals:
                 raise ValueError(
                     f"{source!r} carries no residual of the feature {name!r} "
@@ -484,6 +479,16 @@ class TrainConfig:
     def replace(self, **changes: Any) -> TrainConfig:
         """A copy with some top-level fields changed, checked again."""
         return dataclasses.replace(self, **changes)
+
+
+def _policy_file(spec: str) -> Path:
+    """The file a committed policy's name or a path names; ValueError where there is none."""
+    path = committed_policy(spec) or Path(spec)
+    if not path.is_file():
+        raise ValueError(
+            f"no such file {spec!r}, nor a committed policy's name ({', '.join(COMMITTED)})"
+        )
+    return path
 
 
 def shipped_configs() -> dict[str, Path]:

@@ -412,7 +412,7 @@ def policy_iteration(
     prepare_out_dir(out, overwrite, REPORT, "policy iteration run")
     out.mkdir(parents=True, exist_ok=True)
     write_text_atomic(out / "config.yaml", yaml.safe_dump(config.as_dict(), sort_keys=False))
-    residual = config.residuals().get(config.prior.feature)  # later ones fit their own
+    residual = config.residuals.get(config.prior.feature)  # later ones fit their own
     files = [policy_file(config, weights, 0, out / f"generation_0{POLICY_SUFFIX}", residual)]
     against = {spec: spec for spec in settings.eval_against}
     report: dict[str, Any] = {

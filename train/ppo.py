@@ -195,7 +195,7 @@ def check_starts_as(header: PolicyHeader, what: str, config: TrainConfig) -> Non
             f"the config's feature_weights {wanted}"
         )
     held = {name: r.as_dict() for name, r in header.feature_residuals.items()}
-    if held != {name: r.as_dict() for name, r in config.residuals().items()}:
+    if held != {name: r.as_dict() for name, r in config.residuals.items()}:
         raise ValueError(
             f"{what} adds learned residuals to its features {sorted(held) or 'none'}; the "
             f"config's feature_residuals {config.feature_residuals} must name files that carry "
