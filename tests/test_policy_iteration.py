@@ -477,6 +477,27 @@ def test_a_run_holds_the_residual_its_config_names_and_starts_only_from_the_same
     assert target_start(config, str(path)).feature_residuals == {"expert": str(path)}
 
 
+def test_policy_iteration_starts_from_the_configs_residual_and_fits_its_own_after(tmp_path):
+    """The config's ``feature_residuals`` is generation 0's player and plays the first
+    generation's rollouts; a generation fits its weights alone where the section has no
+    ``residual``, so its file carries none (the start's fits the start's weights)."""
+    config = load_config(write_config(tmp_path, games=8, steps=20, batches=1))
+    weights = SPINNER_EXPERT.defaults
+    path = policy_file(config, weights, 1, tmp_path / "start.safetensors", random_residual(2))
+    start = config.replace(
+        feature_weights={"expert": weights.tolist()}, feature_residuals={"expert": str(path)}
+    )
+    _, report = policy_iteration(start, tmp_path / "run")
+    held = load_policy(path)[1].feature_residuals["expert"].as_dict()
+    first = load_policy(tmp_path / "run" / "generation_0.safetensors")[1]
+    assert first.feature_residuals["expert"].as_dict() == held
+    assert load_policy(tmp_path / "run" / "generation_1.safetensors")[1].feature_residuals == {}
+    plain = start.replace(feature_residuals={})
+    _, linear = policy_iteration(plain, tmp_path / "linear")
+    fitted = [r["generations"][0]["weights"] for r in (report, linear)]
+    assert fitted[0] != fitted[1]  # other rollouts: the start's player, residual included
+
+
 @pytest.mark.parametrize(
     "change, message",
     [

@@ -435,7 +435,7 @@ def policy_iteration(
         )
         valued = time.time() - started
         weights = fit_weights(values, valuation, weights, settings.phases)
-        residual_fit = None
+        residual, residual_fit = None, None  # the start's residual fits the start's weights
         if settings.residual is not None:
             residual, residual_fit = fit_residual(
                 values, valuation, weights, settings.residual, config.seed + number
