@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 from spinner_env.agents.expert import ExpertWeights
 from spinner_env.agents.mexican_train_expert import MexicanTrainExpertWeights
-from spinner_env.agents.residual_inputs import SPINNER_INPUTS, InputGroup
+from spinner_env.agents.residual_inputs import MEXICAN_TRAIN_INPUTS, SPINNER_INPUTS, InputGroup
 
 from spinner_env import mexican_train_v0, spinner_v0
 from spinner_env.aec import Encoding
@@ -189,8 +189,8 @@ class Valuation:
     (``act_batch``; where it has one, its ``compiled_twin``, which the batched engine and
     the search players' rollouts play in compiled code). Every score is
     linear in the weights named in ``linear_in`` (:meth:`terms` gives what each adds):
-    Spinner's in all but a hand-size threshold, Mexican Train's in none (its expert plans
-    its chains by its weights). The first ``player_weights`` are the hand-written player's
+    both games' in all but a hand-size threshold (and in Mexican Train, which follow-up of
+    a double is best, M5.2). The first ``player_weights`` are the hand-written player's
     own; any after them (Spinner's phase weights,
     :data:`~spinner_env.batched.spinner_weights.PHASE_WEIGHT_NAMES`) only learning sets,
     and weights given without them keep their defaults.
@@ -380,6 +380,12 @@ def _mexican_train_scores(obs: np.ndarray, mask: np.ndarray, weights: np.ndarray
     return mexican_train_expert.expert_values(obs, np.ascontiguousarray(mask, np.int8), weights)
 
 
+def _mexican_train_terms(
+    obs: np.ndarray, mask: np.ndarray, weights: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    return mexican_train_expert.expert_terms(obs, np.ascontiguousarray(mask, np.int8), weights)
+
+
 SPINNER_EXPERT = Valuation(
     weight_names=SPINNER_WEIGHT_NAMES,
     default_weights=tuple(ExpertWeights().as_array().tolist()),
@@ -396,11 +402,13 @@ with phase weights (0 for the expert) after its own."""
 MEXICAN_TRAIN_EXPERT = Valuation(
     weight_names=MEXICAN_TRAIN_EXPERT_WEIGHT_NAMES,
     default_weights=tuple(MexicanTrainExpertWeights().as_array().tolist()),
-    linear_in=(),
+    linear_in=tuple(name for name in MEXICAN_TRAIN_EXPERT_WEIGHT_NAMES if name != "late_hand_size"),
     legal=mexican_train_expert.legal_masks,
     scores=_mexican_train_scores,
     player_weights=len(MEXICAN_TRAIN_EXPERT_WEIGHT_NAMES),
     player=lambda weights, name: mexican_train_expert.MexicanTrainExpertPolicy(weights, name=name),
+    score_terms=_mexican_train_terms,
+    input_groups=MEXICAN_TRAIN_INPUTS,
 )
 """Mexican Train's ``expert``: the expert's value of each legal placement
 (``MexicanTrainExpertWeights``, without ``double_blank_50``, which the observation does

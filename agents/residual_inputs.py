@@ -14,6 +14,14 @@ group adds what those considerations summarise away. Spinner's (:data:`SPINNER_I
   tile's points and whether it is a double, then what it leaves: the own hand's tiles of
   each value and the layout's open ends of each value, and the values each other seat is
   known to lack.
+
+Mexican Train's (:data:`MEXICAN_TRAIN_INPUTS`):
+
+- ``position``: every hand's size and the tiles in the boneyard, the points in its own
+  hand, the round's number, whether it has drawn or takes a double's extra placement
+  (M5.2), the unsatisfied doubles (M5.3), each seat's marker (M3.4), the trains open to it
+  now, and how many values each other seat is known to lack (M7). Not the match totals,
+  as in Spinner.
 """
 
 from __future__ import annotations
@@ -23,6 +31,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from spinner_env import mexican_train_v0 as mt
+from spinner_env.batched.mexican_train import TILE_PIPS as MT_TILE_PIPS
 from spinner_env.batched.spinner import (
     ACTION_END,
     ACTION_OPENS,
@@ -31,6 +41,7 @@ from spinner_env.batched.spinner import (
     TILE_LOW,
     TILE_POINTS,
 )
+from spinner_env.mexican_train import NUM_VALUES as MT_NUM_VALUES
 from spinner_env.spinner import NUM_VALUES
 from spinner_env.spinner_v0 import MAX_PLAYERS, MAX_UNFILLED, NUM_TILES, OBSERVATION_SLICES
 
@@ -104,3 +115,33 @@ SPINNER_INPUTS = (
     InputGroup("move", 4 * NUM_VALUES + 2 + (MAX_PLAYERS - 1) * NUM_VALUES, _move),
 )
 """Spinner's groups (module docstring)."""
+
+
+_MT = mt.OBSERVATION_SLICES
+_MT_OTHER_VOIDS = slice(_MT["voids"].start + MT_NUM_VALUES, _MT["voids"].stop)
+
+
+def _mexican_train_position(obs: np.ndarray, rows: np.ndarray, actions: np.ndarray) -> np.ndarray:
+    voids = obs[:, _MT_OTHER_VOIDS].reshape(len(obs), mt.MAX_PLAYERS - 1, MT_NUM_VALUES)
+    per_root = np.concatenate(
+        [
+            obs[:, _MT["hand_sizes"]],
+            obs[:, _MT["boneyard"]],
+            obs[:, _MT["hand"]] @ MT_TILE_PIPS[:, None].astype(np.float64),
+            np.argmax(obs[:, _MT["round"]], axis=1)[:, None],
+            obs[:, _MT["drew"]],
+            obs[:, _MT["extra_placement"]],
+            obs[:, _MT["unsatisfied"]].sum(axis=1, keepdims=True),
+            obs[:, _MT["markers"]],
+            obs[:, _MT["playable"]].sum(axis=1, keepdims=True),
+            voids.sum(axis=2),
+        ],
+        axis=1,
+    )
+    return per_root[rows]
+
+
+MEXICAN_TRAIN_INPUTS = (
+    InputGroup("position", 2 * mt.MAX_PLAYERS + 7 + mt.MAX_PLAYERS - 1, _mexican_train_position),
+)
+"""Mexican Train's groups (module docstring)."""

@@ -14,14 +14,19 @@ from spinner_env.agents.mexican_train_expert import (
 from test_batched import play_side_by_side
 
 from spinner_env.batched.core import BatchedEngine, BatchStep, sample_legal
+from spinner_env.batched.mexican_train import BatchedMexicanTrain
 from spinner_env.batched.mexican_train_expert import (
     MexicanTrainExpertPolicy,
     expert_actions,
+    expert_terms,
     expert_values,
 )
 from spinner_env.batched.mexican_train_weights import EXPERT_WEIGHT_NAMES
 from spinner_env.batched.vector import as_batched
-from spinner_env.mexican_train import MexicanTrainRules
+from spinner_env.mexican_train import ALL_TILES, MexicanTrainRules
+from spinner_env.mexican_train_v0 import NUM_TILES
+
+DOUBLE_IDS = [tile.index for tile in ALL_TILES if tile.is_double]
 
 WEIGHT_SETS = {
     "default": MexicanTrainExpertWeights(),
@@ -80,6 +85,40 @@ def test_compiled_expert_values_and_decides_as_the_agent(
 
     play_side_by_side(rules, "hand_score", "hand", 8, 600 * num_players, 200, choose=choose)
     assert choices > 200
+
+
+@pytest.mark.parametrize("weights", WEIGHT_SETS.values(), ids=WEIGHT_SETS.keys())
+def test_the_expert_value_is_its_terms_times_its_weights(weights) -> None:
+    """What policy iteration fits: each legal placement's value is the dot product of its
+    terms and the weights (all but ``late_hand_size``), through the best follow-up of a
+    double (M5.2), and each term is the value's change when its weight moves a little
+    (but where that moves the best follow-up: a tie)."""
+    engine = BatchedMexicanTrain(32, MexicanTrainRules(num_players=4), episode="hand")
+    w = weights.as_array()
+    step = engine.reset(1200)
+    seen = []
+    for _ in range(150):
+        seen.append((step.obs.copy(), step.mask.copy()))
+        step = engine.step(expert_actions(step.obs, step.mask, w))
+    obs, mask = (np.concatenate(column) for column in zip(*seen, strict=True))
+    values = expert_values(obs, mask, w)
+    scores, terms = expert_terms(obs, mask, w)
+    rows, actions = np.nonzero(mask)
+    np.testing.assert_array_equal(scores, values[rows, actions])
+    finite = np.isfinite(scores)
+    doubles = np.isin(actions % NUM_TILES, DOUBLE_IDS)
+    assert finite.sum() > 1000 and (finite & doubles).sum() > 50
+    assert not terms[~finite].any()
+    linear = [i for i, name in enumerate(EXPERT_WEIGHT_NAMES) if name != "late_hand_size"]
+    assert not terms[:, EXPERT_WEIGHT_NAMES.index("late_hand_size")].any()
+    np.testing.assert_allclose(terms[finite][:, linear] @ w[linear], scores[finite], atol=1e-9)
+    nudge = 1e-6
+    for i in linear:
+        shifted = w.copy()
+        shifted[i] += nudge
+        moved = (expert_values(obs, mask, shifted)[rows, actions][finite] - scores[finite]) / nudge
+        agree = np.isclose(moved, terms[finite, i], atol=1e-3)
+        assert agree.mean() > 0.999, EXPERT_WEIGHT_NAMES[i]
 
 
 def test_the_batched_engine_plays_the_expert_compiled() -> None:

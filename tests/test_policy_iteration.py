@@ -1,6 +1,6 @@
 """Policy iteration by rollouts (spinner_env.train.policy_iteration,
-spinner-policy-iteration): Spinner's expert valuation is linear in its weights (so a
-regression on its terms is a fit of its weights), the fit recovers weights that made the
+spinner-policy-iteration): both games' expert valuations are linear in their weights (so a
+regression on their terms is a fit of their weights), the fit recovers weights that made the
 values, the moves' values are the hand's end as the reference engine plays it, every
 generation's policy file plays its weights' moves and carries them (format 5; format 6
 adds a learned residual of the moves' terms, which it plays too), the same
@@ -27,8 +27,9 @@ from spinner_env.agents.features import (
     Residual,
     ValuationPolicy,
 )
+from spinner_env.agents.mexican_train_expert import MexicanTrainExpertAgent
 from spinner_env.agents.policy import PolicyAgent, load_policy
-from spinner_env.train.config import ResidualConfig, TrainConfig, load_config
+from spinner_env.train.config import ResidualConfig, load_config
 from spinner_env.train.executor import Executor
 from spinner_env.train.exploit import target_start
 from spinner_env.train.policy_iteration import (
@@ -38,6 +39,7 @@ from spinner_env.train.policy_iteration import (
     _value_roots,
     fit_residual,
     fit_weights,
+    linear_check,
     main,
     policy_file,
     policy_iteration,
@@ -47,11 +49,15 @@ from spinner_env.train.policy_iteration import (
 from spinner_env.train.ppo import init_weights as start_model_from
 from spinner_env.train.ppo import limit_threads, make_model, make_pool, make_training_env, train
 
-from spinner_env import spinner_v0
+from spinner_env import mexican_train_v0, spinner_v0
 from spinner_env.aec import hand_score_difference
+from spinner_env.batched.mexican_train import BatchedMexicanTrain
+from spinner_env.batched.mexican_train_expert import MexicanTrainExpertPolicy
+from spinner_env.batched.mexican_train_rollout import MexicanTrainRollouts
 from spinner_env.batched.spinner import BatchedSpinner
 from spinner_env.batched.spinner_opponents import OPPONENT_HEURISTIC, HeuristicPolicy
 from spinner_env.batched.spinner_rollout import SpinnerRollouts
+from spinner_env.mexican_train import MexicanTrainRules
 from spinner_env.spinner import SpinnerRules
 
 
@@ -183,12 +189,89 @@ def test_weights_written_before_the_phase_weights_still_read():
         SPINNER_EXPERT.checked(own[:-1], "w")
 
 
-def test_mexican_train_expert_is_not_fitted(tmp_path):
-    assert MEXICAN_TRAIN_EXPERT.linear == []
-    data = tiny()
+def mexican_train_decisions(count: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`decisions` of 4-player Mexican Train rounds played by its expert."""
+    engine = BatchedMexicanTrain(
+        64, MexicanTrainRules(num_players=4), reward="hand_score", episode="hand"
+    )
+    expert = MexicanTrainExpertPolicy(MEXICAN_TRAIN_EXPERT.defaults)
+    out = engine.reset(seed)
+    games, obs, masks = [], [], []
+    while sum(len(g) for g in games) < count:
+        choice = out.mask.sum(axis=1) >= 2
+        games.append(engine.games[choice].copy())
+        obs.append(out.obs[choice].copy())
+        masks.append(out.mask[choice].copy())
+        out = engine.step(expert.act_batch(out.obs, out.mask))
+    return (np.concatenate(column)[:count] for column in (games, obs, masks))
+
+
+def test_mexican_train_expert_scores_are_its_terms_times_its_weights():
+    """Its value is linear in all its weights but ``late_hand_size`` (and which follow-up
+    of a double is best, M5.2): policy iteration fits them."""
+    _, obs, masks = mexican_train_decisions(2000, 1)
+    weights = MEXICAN_TRAIN_EXPERT.defaults * np.exp(np.random.default_rng(0).normal(0, 0.5, 8))
+    scores = MEXICAN_TRAIN_EXPERT.scores(obs, masks, weights)
+    terms = MEXICAN_TRAIN_EXPERT.terms(obs, masks, weights)
+    linear = MEXICAN_TRAIN_EXPERT.linear
+    assert [MEXICAN_TRAIN_EXPERT.weight_names[i] for i in linear] == [
+        "orphan", "stranded", "points", "late_points", "exposed", "marked_train", "block_next"
+    ]  # fmt: skip
+    finite = np.isfinite(scores)
+    assert finite.sum() > 1000
+    np.testing.assert_allclose((terms @ weights[linear])[finite], scores[finite])
+
+
+def test_a_mexican_train_moves_value_is_the_round_played_out_on_the_reference_engine():
+    """M6.2's round score of the seat once the move is made and the expert plays every
+    seat (through its valuation in Python: Mexican Train's expert has no compiled
+    opponent kind), as the reference engine plays the round from the same position."""
+    games, _, masks = mexican_train_decisions(12, 2)
+    rules = MexicanTrainRules(num_players=4)
+    engine = BatchedMexicanTrain(1, rules, reward="hand_score", episode="hand")
+    weights = MEXICAN_TRAIN_EXPERT.defaults
+    player = ValuationPolicy(MEXICAN_TRAIN_EXPERT, weights)
+    kinds = np.zeros(engine.max_players, np.int64)  # unread: the player plays every seat
+    expert = MexicanTrainExpertAgent()
+    checked = 0
+    for game, mask in zip(games, masks, strict=True):
+        seat = int(game["current"])
+        engine.games[0] = game
+        obs = engine.observe(np.array([seat]))
+        args = (engine, MEXICAN_TRAIN_EXPERT, weights, kinds, game[None], obs, mask[None])
+        got = _value_roots(*args, player)
+        if got.num_roots == 0:  # a move goes out: the root is left out
+            continue
+        for action, value in zip(np.flatnonzero(mask), got.values, strict=True):
+            state = MexicanTrainRollouts.state_of(game, rules)
+            state.apply(mexican_train_v0.ENCODING.move_of(int(action)))
+            while not state.hand_over:
+                state.apply(choose_move(expert, state, mexican_train_v0.ENCODING))
+            assert value == pytest.approx(
+                100 * hand_score_difference(state.results[-1].points)[seat]
+            )
+            checked += 1
+    assert checked > 10
+
+
+def test_a_mexican_train_generation_leaves_a_policy_that_plays_its_weights(tmp_path):
+    data = tiny(games=16, steps=60)
     data.update(game="mexican_train", num_players=4)
-    with pytest.raises(ValueError, match="no valuation linear in its weights"):
-        valuation_of(TrainConfig.from_dict(data))
+    config = load_config(write_config(tmp_path, data))
+    path, report = policy_iteration(config, tmp_path / "run")
+    generation = report["generations"][0]
+    assert generation["roots"] > 50 and generation["moves_valued"] > 2 * generation["roots"]
+    weights = np.array(generation["weights"])
+    late_hand_size = MEXICAN_TRAIN_EXPERT.weight_names.index("late_hand_size")
+    assert weights[late_hand_size] == MEXICAN_TRAIN_EXPERT.defaults[late_hand_size]
+    assert not np.allclose(weights, MEXICAN_TRAIN_EXPERT.defaults)
+    assert load_policy(path)[1].feature_weights == {"expert": tuple(weights)}
+    agent = PolicyAgent.load(path, mexican_train_v0.ENCODING)
+    _, obs, masks = mexican_train_decisions(300, 3)
+    played = agent.act_batch(obs, masks)
+    assert (played == MexicanTrainExpertPolicy(weights).act_batch(obs, masks)).all()
+    expert = MexicanTrainExpertPolicy(MEXICAN_TRAIN_EXPERT.defaults)
+    assert (played != expert.act_batch(obs, masks)).any()
 
 
 @pytest.mark.parametrize("phases", [False, True])
@@ -208,6 +291,24 @@ def test_the_fit_recovers_the_weights_that_made_the_values(phases):
     untouched = [i for i in range(len(fitted)) if i not in linear]
     assert SPINNER_EXPERT.weight_names.index("late_hand_size") in untouched
     np.testing.assert_array_equal(fitted[untouched], SPINNER_EXPERT.defaults[untouched])
+
+
+def test_the_linear_check_measures_the_fit_on_roots_it_did_not_see():
+    """Values made by some weights (plus noise): the fit without the held-out roots picks
+    better moves there than weights far from them, and no better than those weights."""
+    rng = np.random.default_rng(6)
+    roots = np.repeat(np.arange(6000), 4)
+    terms = rng.normal(size=(len(roots), len(MEXICAN_TRAIN_EXPERT.linear)))
+    truth = MEXICAN_TRAIN_EXPERT.defaults.copy()
+    values = terms @ truth[MEXICAN_TRAIN_EXPERT.linear] + rng.normal(size=len(roots)) * 3
+    data = Values(terms, values, roots, 6000)
+    wrong = truth.copy()
+    wrong[MEXICAN_TRAIN_EXPERT.linear] *= rng.choice([-1.0, 1.0], len(MEXICAN_TRAIN_EXPERT.linear))
+    from_wrong = linear_check(data, MEXICAN_TRAIN_EXPERT, wrong, False, 0.1)
+    assert from_wrong["held_out_roots"] == 600
+    assert from_wrong["held_out_gain"] - from_wrong["held_out_gain_interval"] > 1.0
+    from_truth = linear_check(data, MEXICAN_TRAIN_EXPERT, truth, False, 0.1)
+    assert abs(from_truth["held_out_gain"]) < 0.2
 
 
 def test_a_moves_value_is_the_hand_played_out_on_the_reference_engine():
@@ -349,11 +450,18 @@ def test_bad_input_is_one_line_and_status_2(tmp_path, capsys, changes, message):
 
 
 @pytest.mark.parametrize(
-    "name", ["spinner_2p_policy_iteration", "spinner_2p", "spinner_4p", "spinner_4p_residual"]
+    "name, valuation",
+    [
+        ("spinner_2p_policy_iteration", SPINNER_EXPERT),
+        ("spinner_2p", SPINNER_EXPERT),
+        ("spinner_4p", SPINNER_EXPERT),
+        ("spinner_4p_residual", SPINNER_EXPERT),
+        ("mexican_train_4p_policy_iteration", MEXICAN_TRAIN_EXPERT),
+    ],
 )
-def test_the_shipped_configs_load(name):
+def test_the_shipped_configs_load(name, valuation):
     config = load_config(name)
-    assert valuation_of(config) is SPINNER_EXPERT
+    assert valuation_of(config) is valuation
 
 
 def test_the_phases_config_goes_on_from_the_committed_policy_iteration_agent():

@@ -8,9 +8,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import yaml
-from spinner_env.agents.features import SPINNER_EXPERT, Residual, ValuationPolicy
+from spinner_env.agents.features import (
+    MEXICAN_TRAIN_EXPERT,
+    SPINNER_EXPERT,
+    Residual,
+    ValuationPolicy,
+)
 from spinner_env.agents.policy import PolicyAgent, load_policy
-from spinner_env.agents.residual_inputs import SPINNER_INPUTS
+from spinner_env.agents.residual_inputs import MEXICAN_TRAIN_INPUTS, SPINNER_INPUTS
 from spinner_env.train.config import ResidualConfig, config_path, load_config
 from spinner_env.train.policy_iteration import (
     Values,
@@ -20,6 +25,9 @@ from spinner_env.train.policy_iteration import (
 )
 
 from spinner_env import spinner_v0
+from spinner_env.batched.mexican_train import BatchedMexicanTrain
+from spinner_env.batched.mexican_train_expert import MexicanTrainExpertPolicy
+from spinner_env.batched.mexican_train_rollout import MexicanTrainRollouts
 from spinner_env.batched.spinner import (
     ACTION_END,
     ACTION_OPENS,
@@ -30,6 +38,7 @@ from spinner_env.batched.spinner import (
     BatchedSpinner,
 )
 from spinner_env.batched.spinner_opponents import HeuristicPolicy
+from spinner_env.mexican_train import MexicanTrainRules
 from spinner_env.spinner import NUM_VALUES, SpinnerRules
 from spinner_env.spinner_v0 import OBSERVATION_SLICES as SL
 
@@ -48,6 +57,52 @@ def decisions(count: int, seed: int, players: int = 4) -> tuple[np.ndarray, np.n
         masks.append(out.mask[choice].copy())
         out = engine.step(expert.act_batch(out.obs, out.mask))
     return np.concatenate(obs)[:count], np.concatenate(masks)[:count]
+
+
+def test_mexican_train_position_is_what_the_reference_state_holds():
+    """M6.4 (hand sizes), M1.3 (the hand's points), M2.2 (the round), M4.2 and M5.2 (drew,
+    the extra placement), M5.3 (unsatisfied doubles), M3.4 (markers), M3.3 and M5.3-M5.4
+    (the trains open now), M7 (known voids): each number of Mexican Train's ``position``
+    group, by seat relative to the one to act, from the reference state of the same record
+    (the batched engine's play of 4-player rounds by the expert)."""
+    rules = MexicanTrainRules(num_players=4)
+    engine = BatchedMexicanTrain(16, rules, reward="hand_score", episode="hand")
+    expert = MexicanTrainExpertPolicy(MEXICAN_TRAIN_EXPERT.defaults)
+    out = engine.reset(5)
+    checked = 0
+    for _ in range(120):
+        rows = np.flatnonzero(out.mask.sum(axis=1) >= 2)
+        _, legal_rows, actions, _ = MEXICAN_TRAIN_EXPERT.scored_terms(
+            out.obs[rows], out.mask[rows], MEXICAN_TRAIN_EXPERT.defaults
+        )
+        position = MEXICAN_TRAIN_EXPERT.group_inputs(
+            np.ascontiguousarray(out.obs[rows]), legal_rows, actions, ["position"]
+        )
+        assert position.shape[1] == MEXICAN_TRAIN_INPUTS[0].size
+        for k in range(0, len(legal_rows), 5):
+            state = MexicanTrainRollouts.state_of(engine.games[rows[legal_rows[k]]], rules)
+            me, n = state.current, state.num_players
+            seats = [(me + r) % n for r in range(n)]
+            padding = [0] * (8 - n)
+            expected = [
+                *[len(state.hands[s]) for s in seats],
+                *padding,
+                len(state.boneyard),
+                sum(t.pips for t in state.hands[me]),
+                state.hand_number,
+                state.drew_this_turn,
+                state.extra_placement,
+                len(state.unsatisfied),
+                *[state.trains[s].marker for s in seats],
+                *padding,
+                len(state.playable_trains()),
+                *[len(state.voids[s]) for s in seats[1:]],
+                *padding,
+            ]
+            np.testing.assert_array_equal(position[k], expected)
+            checked += 1
+        out = engine.step(expert.act_batch(out.obs, out.mask))
+    assert checked > 300
 
 
 def test_each_group_reads_the_position_and_the_move_as_a_count_by_tile_finds_them():

@@ -30,6 +30,9 @@ the player's defaults. Each generation:
    With the section's ``residual``, a small network of the same terms is then fitted to
    what the linear fit leaves of the values (:func:`fit_residual`), and added to the
    scores: a valuation no longer linear, whose correction may depend on the position.
+   Each fit is measured on roots it did not see (:func:`linear_check`, and the
+   residual's own held-out roots): does it pick moves worth more than the weights before
+   it? In Mexican Train it did not (docs/league.md#policy-iteration-in-mexican-train).
 4. **Play.** The fitted weights (and residual) are the next generation's player, and make
    its policy file: the config's network reading the valuation's feature with them, the
    feature as its prior, its own output at zero, so it plays the fitted scores' best move
@@ -86,6 +89,9 @@ REPORT = "policy_iteration.json"
 """Every generation's numbers, rewritten after each; it marks a run's folder."""
 BATCH_SEED = 7919
 """Batch i of generation g plays from seed ``config.seed + BATCH_SEED * (g * 1000 + i)``."""
+HOLDOUT = 0.1
+"""The share of roots :func:`linear_check` leaves out where the config has no residual
+(whose ``holdout`` it uses)."""
 CHUNK_STEPS = 25
 """Roots are valued every this many steps, so that their records never pile up."""
 
@@ -130,8 +136,7 @@ def valuation_of(config: TrainConfig) -> Valuation:
     if valuation is None or not valuation.linear:
         raise ValueError(
             f"the prior {config.prior.feature!r} of {config.game} has no valuation linear in "
-            "its weights (Mexican Train's expert plans its chains by them), which policy "
-            "iteration fits"
+            "its weights, which policy iteration fits"
         )
     residual = config.policy_iteration and config.policy_iteration.residual
     if residual:
@@ -166,8 +171,10 @@ def rollout_values(
     config: TrainConfig, weights: np.ndarray, seed: int, residual: Residual | None = None
 ) -> Values:
     """One batch (module docstring, steps 1 and 2): ``games`` games from ``seed``, every
-    seat played by the valuation with ``weights``, and ``residual`` added to its scores
-    (then in Python: no compiled player runs a residual)."""
+    seat played by the valuation with ``weights``, and ``residual`` added to its scores:
+    by the player's compiled twin (Spinner's expert), else, and with a residual, which no
+    compiled player runs, by the valuation's batched policy in Python (Mexican Train's
+    expert: its compiled valuation, a call per step)."""
     settings = _settings(config)
     valuation = valuation_of(config)
     spec = game_spec(config.game)
@@ -179,9 +186,10 @@ def rollout_values(
         learner_seat=None,
     )
     kinds = np.full(engine.max_players, spec.opponents().OPPONENT_HEURISTIC, np.int64)
-    compiled = spec.opponents().heuristic_policy(weights, "rollouts", engine.rules)
-    python = None if residual is None else ValuationPolicy(valuation, weights, residual)
-    player = python or compiled
+    declared = getattr(valuation.player(weights, "rollouts"), "compiled_twin", None)
+    twin = None if residual is not None or declared is None else declared(engine.rules)
+    python = None if twin is not None else ValuationPolicy(valuation, weights, residual)
+    player = python or spec.opponents().heuristic_policy(twin.weights, "rollouts", engine.rules)
     groups = settings.residual.inputs if settings.residual else []
     out = engine.reset(seed)
     rng = np.random.default_rng(seed)
@@ -261,6 +269,43 @@ def fit_weights(
     out = weights.copy()
     out[fitted] = solution
     return out
+
+
+def linear_check(
+    values: Values, valuation: Valuation, weights: np.ndarray, phases: bool, holdout: float
+) -> dict[str, float]:
+    """How the least-squares step does on roots it did not see: the same fit made without
+    ``holdout`` of the roots (every ``round(1 / holdout)``-th), and on those the mean value of
+    the move it picks less that of ``weights``' pick (``held_out_gain``, points a decision,
+    with its 95% interval). The run's own fit uses every root; this only measures it."""
+    held = values.roots % max(2, round(1 / holdout)) == 0
+    kept, roots = np.unique(values.roots[~held], return_inverse=True)
+    seen = Values(values.terms[~held], values.values[~held], roots, len(kept))
+    fitted = fit_weights(seen, valuation, weights, phases)
+    before = values.terms @ weights[valuation.linear]
+    after = values.terms @ fitted[valuation.linear]
+    gains = _picked(values, held, after) - _picked(values, held, before)
+    return _gain(gains)
+
+
+def _gain(gains: np.ndarray) -> dict[str, float]:
+    return {
+        "held_out_roots": len(gains),
+        "held_out_gain": float(gains.mean()),
+        "held_out_gain_interval": float(1.96 * gains.std() / np.sqrt(len(gains))),
+    }
+
+
+def _picked(values: Values, held: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """The value of the move with the highest of ``scores`` (the first among equals: the
+    lowest action id) at each root of the moves ``held``."""
+    roots, scores = values.roots[held], scores[held]
+    starts = np.flatnonzero(np.r_[True, roots[1:] != roots[:-1]])
+    best = np.maximum.reduceat(scores, starts)
+    first = np.full(len(starts), len(scores))
+    index = np.flatnonzero(scores == np.repeat(best, np.diff(np.r_[starts, len(scores)])))
+    np.minimum.at(first, np.searchsorted(starts, index, side="right") - 1, index)
+    return values.values[held][first]
 
 
 def _centred(values: Values, column: np.ndarray) -> np.ndarray:
@@ -349,22 +394,10 @@ def _held_out(
     target: np.ndarray,
 ) -> dict[str, float]:
     """:func:`fit_residual`'s measures on the held-out roots (``held``: their moves)."""
-    roots = values.roots[held]
-    starts = np.flatnonzero(np.r_[True, roots[1:] != roots[:-1]])
-
-    def picked(scores: np.ndarray) -> np.ndarray:
-        best = np.maximum.reduceat(scores, starts)
-        first = np.full(len(starts), len(scores))
-        index = np.flatnonzero(scores == np.repeat(best, np.diff(np.r_[starts, len(scores)])))
-        np.minimum.at(first, np.searchsorted(starts, index, side="right") - 1, index)
-        return values.values[held][first]
-
-    gains = picked(linear[held] + correction[held]) - picked(linear[held])
+    gains = _picked(values, held, linear + correction) - _picked(values, held, linear)
     centred_correction = _centred(values, correction)[held]
     return {
-        "held_out_roots": len(starts),
-        "held_out_gain": float(gains.mean()),
-        "held_out_gain_interval": float(1.96 * gains.std() / np.sqrt(len(gains))),
+        **_gain(gains),
         "held_out_error_linear": float(np.mean(target[held] ** 2)),
         "held_out_error": float(np.mean((target[held] - centred_correction) ** 2)),
     }
@@ -434,6 +467,8 @@ def policy_iteration(
             list(executor.map(start, seeds, progress=progress, unit="batch"))
         )
         valued = time.time() - started
+        holdout = settings.residual.holdout if settings.residual else HOLDOUT
+        linear_fit = linear_check(values, valuation, weights, settings.phases, holdout)
         weights = fit_weights(values, valuation, weights, settings.phases)
         residual, residual_fit = None, None  # the start's residual fits the start's weights
         if settings.residual is not None:
@@ -455,6 +490,7 @@ def policy_iteration(
             "roots": values.num_roots,
             "moves_valued": len(values.values),
             "weights": weights.tolist(),
+            "linear_fit": linear_fit,
             "residual_fit": residual_fit,
             "strength": rates,
             "value_seconds": valued,
@@ -470,16 +506,25 @@ def policy_iteration(
 
 def describe(generation: dict[str, Any]) -> str:
     """A generation's numbers on one line."""
-    fit = generation.get("residual_fit")
-    residual = (
-        ""
-        if fit is None
-        else f"residual {fit['held_out_gain']:+.3f} ± {fit['held_out_gain_interval']:.3f} "
-        f"points a decision on {fit['held_out_roots']} held-out roots; "
+    linear, residual = generation.get("linear_fit"), generation.get("residual_fit")
+    measures = [
+        f"{what} {fit['held_out_gain']:+.3f} ± {fit['held_out_gain_interval']:.3f}"
+        for what, fit in (
+            ("the fit over the previous weights", linear),
+            ("the residual over the fit", residual),
+        )
+        if fit is not None
+    ]
+    held = linear or residual
+    held_out = (
+        f"held out ({held['held_out_roots']} roots), the pick's gain in points a decision: "
+        f"{', '.join(measures)}; "
+        if held
+        else ""
     )
     return (
         f"generation {generation['generation']}: {generation['roots']} roots, "
-        f"{generation['moves_valued']} moves played out; {residual}"
+        f"{generation['moves_valued']} moves played out; {held_out}"
         f"{describe_strength(generation['strength'])} "
         f"(values {generation['value_seconds']:.0f} s, fit {generation['fit_seconds']:.0f} s, "
         f"evaluate {generation['eval_seconds']:.0f} s)"

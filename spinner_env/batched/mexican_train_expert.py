@@ -205,8 +205,10 @@ class _Decision(NamedTuple):
 
 
 @njit(cache=True)
-def _position(game: np.record, n: int, d: _Decision) -> float:
-    """``MexicanTrainExpertAgent.position`` of seat 0 once its placements are made."""
+def _position(game: np.record, n: int, d: _Decision, terms: np.ndarray) -> float:
+    """``MexicanTrainExpertAgent.position`` of seat 0 once its placements are made; what
+    each weight adds to it per unit goes to ``terms`` (0 for ``late_hand_size``, which it
+    is not linear in, and for ``marked_train``, a term of the placement itself)."""
     w, hand, chain = d.w, d.hand, d.chain
     hand[:] = False
     points = 0
@@ -238,6 +240,14 @@ def _position(game: np.record, n: int, d: _Decision) -> float:
         next_ends = _open_to_ends(game, n, _NEXT) | 1 << np.int64(game.open_ends[_NEXT])
     stuck = _stuck_chance(next_ends, d.possible, d.num_possible, d.next_hand_size)
     score += w[_BLOCK_NEXT] * stuck
+    terms[:] = 0.0
+    terms[_ORPHAN] = -(size - plan)
+    terms[_STRANDED] = -stranded
+    terms[_POINTS] = -points
+    terms[_LATE_POINTS] = -points * d.lateness
+    if exposed:
+        terms[_EXPOSED] = -plan
+    terms[_BLOCK_NEXT] = stuck
     return score
 
 
@@ -251,16 +261,24 @@ def _next_placement(mask: np.ndarray, start: int) -> int:
 
 
 @njit(cache=True)
-def _value(games: np.ndarray, masks: np.ndarray, action: int, p: Params, d: _Decision) -> float:
-    """``MexicanTrainExpertAgent.value`` of placing ``action`` in ``games[0]``.
+def _value(
+    games: np.ndarray, masks: np.ndarray, action: int, p: Params, d: _Decision, terms: np.ndarray
+) -> float:
+    """``MexicanTrainExpertAgent.value`` of placing ``action`` in ``games[0]``, and in
+    ``terms`` what each weight adds to it per unit (through the best follow-up after a
+    double: the value is linear in the weights but for that choice and
+    ``late_hand_size``; 0 where it goes out).
 
     The agent's recursion over a double's follow-ups (M5.2), as a loop (numba's cache
     cannot hold a recursive function): the value of a placement made from ``games[d]``
     (played on ``games[d + 1]``) is its own term plus, after a double, the best value of
     the follow-ups of ``games[d + 1]``, which frame ``d + 1`` collects (its term in
-    ``term``, the best so far in ``best``, the next follow-up to try from ``scan``)."""
+    ``term``, its ``marked_train`` term in ``marked``, the best so far in ``best`` with
+    its terms in ``best_terms``, the next follow-up to try from ``scan``)."""
     term = np.zeros(_MAX_DEPTH + 1)
+    marked = np.zeros(_MAX_DEPTH + 1)
     best = np.full(_MAX_DEPTH + 1, -np.inf)
+    best_terms = np.zeros((_MAX_DEPTH + 1, terms.shape[0]))
     scan = np.zeros(_MAX_DEPTH + 1, np.int64)
     depth = 0
     while True:
@@ -269,12 +287,14 @@ def _value(games: np.ndarray, masks: np.ndarray, action: int, p: Params, d: _Dec
         _play(after, p, action)
         score = 0.0
         slot = action // NUM_TILES
-        if slot != _ME and slot != MEXICAN_SLOT:
+        on_marked = slot != _ME and slot != MEXICAN_SLOT
+        if on_marked:
             score -= d.w[_MARKED_TRAIN]
         tile = action % NUM_TILES
         follow_up = -1
         if after.hand_sizes[_ME] == 0:
             result = np.inf  # going out ends the round (M6.1, M5.5)
+            terms[:] = 0.0
         else:
             if TILE_LOW[tile] == TILE_HIGH[tile]:  # the extra placement (M5.2)
                 _legal_mask(after, p, masks[depth + 1])
@@ -282,19 +302,28 @@ def _value(games: np.ndarray, masks: np.ndarray, action: int, p: Params, d: _Dec
             if follow_up >= 0:
                 depth += 1
                 term[depth], best[depth], scan[depth] = score, -np.inf, follow_up + 1
+                marked[depth] = -1.0 if on_marked else 0.0
                 action = follow_up
                 continue
-            result = score + _position(after, p.num_players, d)
+            result = score + _position(after, p.num_players, d, terms)
+            if on_marked:
+                terms[_MARKED_TRAIN] = -1.0
         while depth > 0:  # hand the result to the frames waiting for it
-            best[depth] = max(best[depth], result)
+            if result > best[depth]:
+                best[depth] = result
+                best_terms[depth] = terms
             follow_up = _next_placement(masks[depth], scan[depth])
             if follow_up >= 0:
                 scan[depth] = follow_up + 1
                 action = follow_up
                 break
             result = term[depth] + best[depth]
+            terms[:] = best_terms[depth]
+            terms[_MARKED_TRAIN] += marked[depth]
             depth -= 1
         if follow_up < 0:
+            if result == np.inf:  # a follow-up went out: every way out is worth the same
+                terms[:] = 0.0
             return result
 
 
@@ -308,7 +337,10 @@ def _row_values(
     games: np.ndarray,
     masks: np.ndarray,
     out: np.ndarray,
+    terms: np.ndarray,
 ) -> None:
+    """Each legal placement's value in ``out`` (else ``-inf``) and its terms in the same
+    row of ``terms`` (:func:`_value`; rows of other actions are left as they are)."""
     out[:] = -np.inf
     n = _rebuild(row, games[0])
     if n < 2:  # no table (a row of padding): nothing is legal
@@ -337,7 +369,7 @@ def _row_values(
     )
     for a in range(_PLACEMENTS):
         if mask[a]:
-            out[a] = _value(games, masks, a, p, d)
+            out[a] = _value(games, masks, a, p, d, terms[a])
 
 
 def _check_obs(obs: np.ndarray) -> None:
@@ -381,9 +413,51 @@ def _values(
     out = np.empty((obs.shape[0], NUM_ACTIONS), np.float64)
     games = np.zeros(_MAX_DEPTH + 1, GAME)
     masks = np.zeros((_MAX_DEPTH + 1, NUM_ACTIONS), np.int8)
+    terms = np.empty((NUM_ACTIONS, NUM_EXPERT_WEIGHTS))  # scratch: nobody reads them
     for b in range(obs.shape[0]):
-        _row_values(obs[b], mask[b], w, double_blank_50, max_nodes, games, masks, out[b])
+        _row_values(obs[b], mask[b], w, double_blank_50, max_nodes, games, masks, out[b], terms)
     return out
+
+
+def expert_terms(
+    obs: np.ndarray, mask: np.ndarray, weights: np.ndarray, double_blank_50: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each legal action's value with ``weights`` (rows: the mask's legal entries in
+    ``np.nonzero`` order, as :func:`expert_values` gives them) and what each weight adds to
+    it per unit (columns: the weights; 0 for ``late_hand_size``, which the value is not
+    linear in, and for a draw, a pass or going out). After a double the terms are those of
+    its best follow-up with ``weights`` (M5.2): the value is linear in the weights as long
+    as that choice holds."""
+    obs = np.ascontiguousarray(obs, np.float32)
+    mask = np.ascontiguousarray(mask)
+    weights = np.asarray(weights, np.float64)
+    _check(obs, mask, weights)
+    return _values_terms(obs, mask != 0, weights, double_blank_50, CHAIN_SEARCH_NODES)
+
+
+@njit(cache=True)
+def _values_terms(
+    obs: np.ndarray, mask: np.ndarray, w: np.ndarray, double_blank_50: bool, max_nodes: int
+) -> tuple[np.ndarray, np.ndarray]:
+    legal = np.count_nonzero(mask)
+    scores = np.empty(legal, np.float64)
+    terms = np.zeros((legal, NUM_EXPERT_WEIGHTS), np.float64)
+    games = np.zeros(_MAX_DEPTH + 1, GAME)
+    masks = np.zeros((_MAX_DEPTH + 1, NUM_ACTIONS), np.int8)
+    row_values = np.empty(NUM_ACTIONS, np.float64)
+    row_terms = np.zeros((NUM_ACTIONS, NUM_EXPERT_WEIGHTS))
+    entry = 0
+    for b in range(obs.shape[0]):
+        _row_values(
+            obs[b], mask[b], w, double_blank_50, max_nodes, games, masks, row_values, row_terms
+        )
+        for a in range(NUM_ACTIONS):
+            if mask[b, a]:
+                scores[entry] = row_values[a]
+                if a < _PLACEMENTS:
+                    terms[entry] = row_terms[a]
+                entry += 1
+    return scores, terms
 
 
 def legal_masks(obs: np.ndarray) -> np.ndarray:
@@ -442,4 +516,10 @@ class MexicanTrainExpertPolicy:
 
 drop_stale_cache(_values)  # before anything compiled is loaded (see numba_cache)
 
-__all__ = ["MexicanTrainExpertPolicy", "expert_actions", "expert_values", "legal_masks"]
+__all__ = [
+    "MexicanTrainExpertPolicy",
+    "expert_actions",
+    "expert_terms",
+    "expert_values",
+    "legal_masks",
+]
