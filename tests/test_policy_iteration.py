@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -18,16 +19,16 @@ import torch
 import yaml
 from safetensors import safe_open
 from safetensors.torch import save_file
-from spinner_env.agents import ExpertAgent, ExpertWeights, make_agent
+from spinner_env.agents import ExpertWeights, make_agent
 from spinner_env.agents.base import choose_move
 from spinner_env.agents.features import (
+    FEATURES,
     MEXICAN_TRAIN_EXPERT,
     SPINNER_EXPERT,
     ObservationFeatures,
     Residual,
     ValuationPolicy,
 )
-from spinner_env.agents.mexican_train_expert import MexicanTrainExpertAgent
 from spinner_env.agents.policy import PolicyAgent, load_policy
 from spinner_env.train.config import ResidualConfig, load_config
 from spinner_env.train.executor import Executor
@@ -53,10 +54,9 @@ from spinner_env import mexican_train_v0, spinner_v0
 from spinner_env.aec import hand_score_difference
 from spinner_env.batched.mexican_train import BatchedMexicanTrain
 from spinner_env.batched.mexican_train_expert import MexicanTrainExpertPolicy
-from spinner_env.batched.mexican_train_rollout import MexicanTrainRollouts
 from spinner_env.batched.spinner import BatchedSpinner
-from spinner_env.batched.spinner_opponents import OPPONENT_HEURISTIC, HeuristicPolicy
-from spinner_env.batched.spinner_rollout import SpinnerRollouts
+from spinner_env.batched.spinner_opponents import HeuristicPolicy
+from spinner_env.games import game_spec
 from spinner_env.mexican_train import MexicanTrainRules
 from spinner_env.spinner import SpinnerRules
 
@@ -94,11 +94,24 @@ def write_config(folder: Path, data: dict | None = None, **section) -> Path:
     return path
 
 
-def decisions(count: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def table(game: str, size: int) -> tuple[Any, Any, Any]:
+    """The batched engine of ``size`` hand (round) episodes of ``game`` (Spinner at 2
+    players, Mexican Train at 4), its rules and its expert's batched policy."""
+    if game == "spinner":
+        rules = SpinnerRules(num_players=2)
+        expert = HeuristicPolicy(ExpertWeights().as_array(), "expert")
+        return BatchedSpinner(size, rules, reward="hand_score", episode="hand"), rules, expert
+    rules = MexicanTrainRules(num_players=4)
+    expert = MexicanTrainExpertPolicy(MEXICAN_TRAIN_EXPERT.defaults)
+    return BatchedMexicanTrain(size, rules, reward="hand_score", episode="hand"), rules, expert
+
+
+def decisions(
+    count: int, seed: int, game: str = "spinner"
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Records, observations and masks of ``count`` decisions with a choice, from expert
-    play on the batched engine."""
-    engine = BatchedSpinner(64, SpinnerRules(num_players=2), reward="hand_score", episode="hand")
-    expert = HeuristicPolicy(ExpertWeights().as_array(), "expert")
+    play on the batched engine (:func:`table`)."""
+    engine, _, expert = table(game, 64)
     out = engine.reset(seed)
     games, obs, masks = [], [], []
     while sum(len(g) for g in games) < count:
@@ -189,27 +202,10 @@ def test_weights_written_before_the_phase_weights_still_read():
         SPINNER_EXPERT.checked(own[:-1], "w")
 
 
-def mexican_train_decisions(count: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`decisions` of 4-player Mexican Train rounds played by its expert."""
-    engine = BatchedMexicanTrain(
-        64, MexicanTrainRules(num_players=4), reward="hand_score", episode="hand"
-    )
-    expert = MexicanTrainExpertPolicy(MEXICAN_TRAIN_EXPERT.defaults)
-    out = engine.reset(seed)
-    games, obs, masks = [], [], []
-    while sum(len(g) for g in games) < count:
-        choice = out.mask.sum(axis=1) >= 2
-        games.append(engine.games[choice].copy())
-        obs.append(out.obs[choice].copy())
-        masks.append(out.mask[choice].copy())
-        out = engine.step(expert.act_batch(out.obs, out.mask))
-    return (np.concatenate(column)[:count] for column in (games, obs, masks))
-
-
 def test_mexican_train_expert_scores_are_its_terms_times_its_weights():
     """Its value is linear in all its weights but ``late_hand_size`` (and which follow-up
     of a double is best, M5.2): policy iteration fits them."""
-    _, obs, masks = mexican_train_decisions(2000, 1)
+    _, obs, masks = decisions(2000, 1, "mexican_train")
     weights = MEXICAN_TRAIN_EXPERT.defaults * np.exp(np.random.default_rng(0).normal(0, 0.5, 8))
     scores = MEXICAN_TRAIN_EXPERT.scores(obs, masks, weights)
     terms = MEXICAN_TRAIN_EXPERT.terms(obs, masks, weights)
@@ -220,38 +216,6 @@ def test_mexican_train_expert_scores_are_its_terms_times_its_weights():
     finite = np.isfinite(scores)
     assert finite.sum() > 1000
     np.testing.assert_allclose((terms @ weights[linear])[finite], scores[finite])
-
-
-def test_a_mexican_train_moves_value_is_the_round_played_out_on_the_reference_engine():
-    """M6.2's round score of the seat once the move is made and the expert plays every
-    seat (through its valuation in Python: Mexican Train's expert has no compiled
-    opponent kind), as the reference engine plays the round from the same position."""
-    games, _, masks = mexican_train_decisions(12, 2)
-    rules = MexicanTrainRules(num_players=4)
-    engine = BatchedMexicanTrain(1, rules, reward="hand_score", episode="hand")
-    weights = MEXICAN_TRAIN_EXPERT.defaults
-    player = ValuationPolicy(MEXICAN_TRAIN_EXPERT, weights)
-    kinds = np.zeros(engine.max_players, np.int64)  # unread: the player plays every seat
-    expert = MexicanTrainExpertAgent()
-    checked = 0
-    for game, mask in zip(games, masks, strict=True):
-        seat = int(game["current"])
-        engine.games[0] = game
-        obs = engine.observe(np.array([seat]))
-        args = (engine, MEXICAN_TRAIN_EXPERT, weights, kinds, game[None], obs, mask[None])
-        got = _value_roots(*args, player)
-        if got.num_roots == 0:  # a move goes out: the root is left out
-            continue
-        for action, value in zip(np.flatnonzero(mask), got.values, strict=True):
-            state = MexicanTrainRollouts.state_of(game, rules)
-            state.apply(mexican_train_v0.ENCODING.move_of(int(action)))
-            while not state.hand_over:
-                state.apply(choose_move(expert, state, mexican_train_v0.ENCODING))
-            assert value == pytest.approx(
-                100 * hand_score_difference(state.results[-1].points)[seat]
-            )
-            checked += 1
-    assert checked > 10
 
 
 def test_a_mexican_train_generation_leaves_a_policy_that_plays_its_weights(tmp_path):
@@ -267,7 +231,7 @@ def test_a_mexican_train_generation_leaves_a_policy_that_plays_its_weights(tmp_p
     assert not np.allclose(weights, MEXICAN_TRAIN_EXPERT.defaults)
     assert load_policy(path)[1].feature_weights == {"expert": tuple(weights)}
     agent = PolicyAgent.load(path, mexican_train_v0.ENCODING)
-    _, obs, masks = mexican_train_decisions(300, 3)
+    _, obs, masks = decisions(300, 3, "mexican_train")
     played = agent.act_batch(obs, masks)
     assert (played == MexicanTrainExpertPolicy(weights).act_batch(obs, masks)).all()
     expert = MexicanTrainExpertPolicy(MEXICAN_TRAIN_EXPERT.defaults)
@@ -311,33 +275,35 @@ def test_the_linear_check_measures_the_fit_on_roots_it_did_not_see():
     assert abs(from_truth["held_out_gain"]) < 0.2
 
 
-def test_a_moves_value_is_the_hand_played_out_on_the_reference_engine():
-    """S7's hand score of the seat once the move is made and the expert plays every seat,
-    as the reference engine plays it from the same position (the true hidden hands)."""
-    games, _, masks = decisions(5, 2)
-    rules = SpinnerRules(num_players=2)
-    engine = BatchedSpinner(1, rules, reward="hand_score", episode="hand")
-    kinds = np.full(engine.max_players, OPPONENT_HEURISTIC, np.int64)
-    expert = ExpertAgent()
+@pytest.mark.parametrize("game", ["spinner", "mexican_train"])
+def test_a_moves_value_is_the_hand_played_out_on_the_reference_engine(game):
+    """S7's hand score (M6.2's round score) of the seat once the move is made and the
+    expert plays every seat, as the reference engine plays it from the same position (the
+    true hidden hands). Spinner's expert plays in one compiled call; Mexican Train's,
+    which has no compiled opponent kind, through its valuation from Python."""
+    games, _, masks = decisions(12, 2, game)
+    engine, rules, _ = table(game, 1)
+    spec = game_spec(game)
+    valuation = FEATURES["expert"][spec.encoding.game_name].valuation
+    weights = valuation.defaults
+    kinds = np.full(engine.max_players, spec.opponents().OPPONENT_HEURISTIC, np.int64)
+    player = None if game == "spinner" else ValuationPolicy(valuation, weights)
+    expert = make_agent("expert")
+    rollouts = spec.rollouts()
     checked = 0
-    for game, mask in zip(games, masks, strict=True):
-        seat = int(game["current"])
-        engine.games[0] = game
+    for game_record, mask in zip(games, masks, strict=True):
+        seat = int(game_record["current"])
+        engine.games[0] = game_record
         obs = engine.observe(np.array([seat]))
-        got = _value_roots(
-            engine,
-            SPINNER_EXPERT,
-            SPINNER_EXPERT.defaults,
-            kinds,
-            game[None],
-            obs,
-            mask[None],
-        )
+        args = (engine, valuation, weights, kinds, game_record[None], obs, mask[None])
+        got = _value_roots(*args, player)
+        if got.num_roots == 0:  # a move goes out: the root is left out
+            continue
         for action, value in zip(np.flatnonzero(mask), got.values, strict=True):
-            state = SpinnerRollouts.state_of(game, rules)
-            state.apply(spinner_v0.ENCODING.move_of(int(action)))
+            state = rollouts.state_of(game_record, rules)
+            state.apply(spec.encoding.move_of(int(action)))
             while not state.hand_over:
-                state.apply(choose_move(expert, state, spinner_v0.ENCODING))
+                state.apply(choose_move(expert, state, spec.encoding))
             assert value == pytest.approx(
                 100 * hand_score_difference(state.results[-1].points)[seat]
             )

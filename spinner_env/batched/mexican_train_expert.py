@@ -380,7 +380,14 @@ def _check_obs(obs: np.ndarray) -> None:
         )
 
 
-def _check(obs: np.ndarray, mask: np.ndarray, weights: np.ndarray) -> None:
+def _checked(
+    obs: np.ndarray, mask: np.ndarray, weights: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The compiled functions' arguments: the rows as float32, the mask as bools, the
+    weights as float64; ValueError for a shape that does not fit."""
+    obs = np.ascontiguousarray(obs, np.float32)
+    mask = np.ascontiguousarray(mask)
+    weights = np.asarray(weights, np.float64)
     _check_obs(obs)
     if mask.shape != (obs.shape[0], NUM_ACTIONS):
         raise ValueError(
@@ -391,6 +398,7 @@ def _check(obs: np.ndarray, mask: np.ndarray, weights: np.ndarray) -> None:
             f"weights must have shape ({NUM_EXPERT_WEIGHTS},) "
             f"(MexicanTrainExpertWeights.as_array()), got {weights.shape}"
         )
+    return obs, mask != 0, weights
 
 
 def expert_values(
@@ -399,11 +407,7 @@ def expert_values(
     """The expert's value of each legal placement of each row (``-inf`` for every other
     action, ``inf`` for going out): (N, observation size), (N, actions) -> (N, actions)
     float64. ``weights`` as ``MexicanTrainExpertWeights.as_array()`` gives them."""
-    obs = np.ascontiguousarray(obs, np.float32)
-    mask = np.ascontiguousarray(mask)
-    weights = np.asarray(weights, np.float64)
-    _check(obs, mask, weights)
-    return _values(obs, mask != 0, weights, double_blank_50, CHAIN_SEARCH_NODES)
+    return _values(*_checked(obs, mask, weights), double_blank_50, CHAIN_SEARCH_NODES)
 
 
 @njit(cache=True)
@@ -428,11 +432,7 @@ def expert_terms(
     linear in, and for a draw, a pass or going out). After a double the terms are those of
     its best follow-up with ``weights`` (M5.2): the value is linear in the weights as long
     as that choice holds."""
-    obs = np.ascontiguousarray(obs, np.float32)
-    mask = np.ascontiguousarray(mask)
-    weights = np.asarray(weights, np.float64)
-    _check(obs, mask, weights)
-    return _values_terms(obs, mask != 0, weights, double_blank_50, CHAIN_SEARCH_NODES)
+    return _values_terms(*_checked(obs, mask, weights), double_blank_50, CHAIN_SEARCH_NODES)
 
 
 @njit(cache=True)
