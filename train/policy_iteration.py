@@ -13,7 +13,9 @@ the player's defaults. Each generation:
    the seat's observation and mask).
 2. **Values.** Every legal move of every root is played on a copy of the record, and the
    hand played out with the current weights at every seat, in one compiled call for all
-   (:func:`spinner_env.batched.rollout._play_out`); the move's value is the seat's hand
+   (:func:`spinner_env.batched.rollout._play_out`; a player without a compiled twin,
+   Mexican Train's expert or one with a residual, decides every step from Python, all
+   rollouts at once); the move's value is the seat's hand
    score (``hand_score``: the others' mean points less its own, here in points). The copy
    keeps the hidden hands and the boneyard as they lie: one draw of them from the
    posterior that the play itself induces, where PIMC deals them uniformly, and the same
@@ -188,8 +190,11 @@ def rollout_values(
     kinds = np.full(engine.max_players, spec.opponents().OPPONENT_HEURISTIC, np.int64)
     declared = getattr(valuation.player(weights, "rollouts"), "compiled_twin", None)
     twin = None if residual is not None or declared is None else declared(engine.rules)
-    python = None if twin is not None else ValuationPolicy(valuation, weights, residual)
-    player = python or spec.opponents().heuristic_policy(twin.weights, "rollouts", engine.rules)
+    if twin is not None and twin.kind == "heuristic":  # the kind every seat plays in _play_out
+        python = None
+        player = spec.opponents().heuristic_policy(twin.weights, "rollouts", engine.rules)
+    else:
+        python = player = ValuationPolicy(valuation, weights, residual)
     groups = settings.residual.inputs if settings.residual else []
     out = engine.reset(seed)
     rng = np.random.default_rng(seed)
