@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import test_policy_iteration as policy_iteration_tests
 import yaml
 from spinner_env.agents.features import (
     MEXICAN_TRAIN_EXPERT,
@@ -25,8 +26,6 @@ from spinner_env.train.policy_iteration import (
 )
 
 from spinner_env import spinner_v0
-from spinner_env.batched.mexican_train import BatchedMexicanTrain
-from spinner_env.batched.mexican_train_expert import MexicanTrainExpertPolicy
 from spinner_env.batched.mexican_train_rollout import MexicanTrainRollouts
 from spinner_env.batched.spinner import (
     ACTION_END,
@@ -66,42 +65,37 @@ def test_mexican_train_position_is_what_the_reference_state_holds():
     group, by seat relative to the one to act, from the reference state of the same record
     (the batched engine's play of 4-player rounds by the expert)."""
     rules = MexicanTrainRules(num_players=4)
-    engine = BatchedMexicanTrain(16, rules, reward="hand_score", episode="hand")
-    expert = MexicanTrainExpertPolicy(MEXICAN_TRAIN_EXPERT.defaults)
-    out = engine.reset(5)
+    games, obs, masks = policy_iteration_tests.decisions(1000, 5, "mexican_train")
+    _, rows, actions, _ = MEXICAN_TRAIN_EXPERT.scored_terms(
+        obs, masks, MEXICAN_TRAIN_EXPERT.defaults
+    )
+    position = MEXICAN_TRAIN_EXPERT.group_inputs(
+        np.ascontiguousarray(obs), rows, actions, ["position"]
+    )
+    assert position.shape[1] == MEXICAN_TRAIN_INPUTS[0].size
     checked = 0
-    for _ in range(120):
-        rows = np.flatnonzero(out.mask.sum(axis=1) >= 2)
-        _, legal_rows, actions, _ = MEXICAN_TRAIN_EXPERT.scored_terms(
-            out.obs[rows], out.mask[rows], MEXICAN_TRAIN_EXPERT.defaults
-        )
-        position = MEXICAN_TRAIN_EXPERT.group_inputs(
-            np.ascontiguousarray(out.obs[rows]), legal_rows, actions, ["position"]
-        )
-        assert position.shape[1] == MEXICAN_TRAIN_INPUTS[0].size
-        for k in range(0, len(legal_rows), 5):
-            state = MexicanTrainRollouts.state_of(engine.games[rows[legal_rows[k]]], rules)
-            me, n = state.current, state.num_players
-            seats = [(me + r) % n for r in range(n)]
-            padding = [0] * (8 - n)
-            expected = [
-                *[len(state.hands[s]) for s in seats],
-                *padding,
-                len(state.boneyard),
-                sum(t.pips for t in state.hands[me]),
-                state.hand_number,
-                state.drew_this_turn,
-                state.extra_placement,
-                len(state.unsatisfied),
-                *[state.trains[s].marker for s in seats],
-                *padding,
-                len(state.playable_trains()),
-                *[len(state.voids[s]) for s in seats[1:]],
-                *padding,
-            ]
-            np.testing.assert_array_equal(position[k], expected)
-            checked += 1
-        out = engine.step(expert.act_batch(out.obs, out.mask))
+    for k in range(0, len(rows), 5):
+        state = MexicanTrainRollouts.state_of(games[rows[k]], rules)
+        me, n = state.current, state.num_players
+        seats = [(me + r) % n for r in range(n)]
+        padding = [0] * (8 - n)
+        expected = [
+            *[len(state.hands[s]) for s in seats],
+            *padding,
+            len(state.boneyard),
+            sum(t.pips for t in state.hands[me]),
+            state.hand_number,
+            state.drew_this_turn,
+            state.extra_placement,
+            len(state.unsatisfied),
+            *[state.trains[s].marker for s in seats],
+            *padding,
+            len(state.playable_trains()),
+            *[len(state.voids[s]) for s in seats[1:]],
+            *padding,
+        ]
+        np.testing.assert_array_equal(position[k], expected)
+        checked += 1
     assert checked > 300
 
 

@@ -283,7 +283,7 @@ def linear_check(
     ``holdout`` of the roots (every ``round(1 / holdout)``-th), and on those the mean value of
     the move it picks less that of ``weights``' pick (``held_out_gain``, points a decision,
     with its 95% interval). The run's own fit uses every root; this only measures it."""
-    held = values.roots % max(2, round(1 / holdout)) == 0
+    held = _held_out_moves(values, holdout)
     kept, roots = np.unique(values.roots[~held], return_inverse=True)
     seen = Values(values.terms[~held], values.values[~held], roots, len(kept))
     fitted = fit_weights(seen, valuation, weights, phases)
@@ -291,6 +291,12 @@ def linear_check(
     after = values.terms @ fitted[valuation.linear]
     gains = _picked(values, held, after) - _picked(values, held, before)
     return _gain(gains)
+
+
+def _held_out_moves(values: Values, holdout: float) -> np.ndarray:
+    """The moves of every ``round(1 / holdout)``-th root (at least every other): the roots
+    both held-out measures keep out of their fits, the same for both."""
+    return values.roots % max(2, round(1 / holdout)) == 0
 
 
 def _gain(gains: np.ndarray) -> dict[str, float]:
@@ -334,8 +340,7 @@ def fit_residual(
     fits' mean squared error there."""
     linear = values.terms @ weights[valuation.linear]
     target = _centred(values, values.values - linear)
-    every = max(2, round(1 / settings.holdout))
-    held = values.roots % every == 0
+    held = _held_out_moves(values, settings.holdout)
     train_roots = np.unique(values.roots[~held])
     x = values.terms.astype(np.float32)
     if settings.inputs:
