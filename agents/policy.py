@@ -382,8 +382,23 @@ def save_policy(
     header.check_plays(encoding)
     tensors = {name: t.detach().cpu().contiguous() for name, t in policy.state_dict().items()}
     path = Path(path)
-    write_bytes_atomic(path, safetensors_bytes(tensors, metadata=header.metadata()))
+    write_bytes_atomic(path, _canonical_safetensors(tensors, header.metadata()))
     return path
+
+
+def _canonical_safetensors(tensors: dict[str, torch.Tensor], metadata: dict[str, str]) -> bytes:
+    """The safetensors bytes of ``tensors`` and ``metadata``, the metadata's keys sorted.
+    safetensors writes its metadata from a hash map, in an order that changes from one
+    call to the next, and the same policy must make the same file; the rest of its
+    header (the tensors, sorted) it writes the same every time."""
+    data = safetensors_bytes(tensors, metadata=metadata)
+    size = int.from_bytes(data[:8], "little")
+    header = json.loads(data[8 : 8 + size])
+    header["__metadata__"] = dict(sorted(header["__metadata__"].items()))
+    text = json.dumps(header, separators=(",", ":")).encode()
+    # The format pads its header with spaces so that the tensors start 8-byte aligned.
+    text += b" " * (-len(text) % 8)
+    return len(text).to_bytes(8, "little") + text + data[8 + size :]
 
 
 def load_policy(

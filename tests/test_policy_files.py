@@ -52,6 +52,22 @@ class Payload:
         return (Path.touch, (self.marker,))
 
 
+def test_the_same_policy_makes_the_same_file_byte_for_byte(tmp_path):
+    """safetensors orders its metadata by a hash map seeded anew for each call; the
+    policy file's header is sorted, so a rerun's file can be compared by its bytes."""
+    policy = small_policy(MEXICAN_TRAIN)
+    files = {
+        save_policy(policy, tmp_path / f"{i}.safetensors", MEXICAN_TRAIN).read_bytes()
+        for i in range(12)
+    }
+    assert len(files) == 1
+    data = files.pop()
+    size = int.from_bytes(data[:8], "little")
+    assert (8 + size) % 8 == 0
+    assert list(json.loads(data[8 : 8 + size])["__metadata__"]) == ["format", "header"]
+    assert load_policy(tmp_path / "0.safetensors", MEXICAN_TRAIN)[1].game == "Mexican Train"
+
+
 @pytest.mark.parametrize("activation", [torch.nn.Tanh, torch.nn.ReLU])
 @pytest.mark.parametrize("encoding", [SPINNER, MEXICAN_TRAIN])
 def test_a_policy_file_rebuilds_the_same_agent(tmp_path, encoding, activation):
