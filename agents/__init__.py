@@ -40,6 +40,7 @@ COMMITTED: dict[str, str] = {
     "spinner_4p": "spinner",
     "spinner_4p_residual": "spinner",
     "mexican_train_4p": "mexican_train",
+    "mexican_train_2p": "mexican_train",
     "spinner_2p_policy_iteration": "spinner",
     "spinner_2p_clone": "spinner",
     "spinner_4p_clone": "spinner",

@@ -423,6 +423,7 @@ def test_bad_input_is_one_line_and_status_2(tmp_path, capsys, changes, message):
         ("spinner_4p", SPINNER_EXPERT),
         ("spinner_4p_residual", SPINNER_EXPERT),
         ("mexican_train_4p_policy_iteration", MEXICAN_TRAIN_EXPERT),
+        ("mexican_train_2p", MEXICAN_TRAIN_EXPERT),
     ],
 )
 def test_the_shipped_configs_load(name, valuation):
@@ -681,3 +682,23 @@ def test_the_committed_residual_agent_plays_its_weights_and_residual():
         SPINNER_EXPERT.checked(config.feature_weights["expert"], "start"),
         make_agent("spinner_4p", encoding=spinner_v0.ENCODING).features.weights["expert"],
     )
+
+
+def test_the_committed_mexican_train_agent_plays_its_weights_and_residual():
+    """``mexican_train_2p`` is generation 1 of its shipped config: a network whose output
+    is zero, playing the best move of its fitted weights' scores plus its residual of the
+    terms and the position, away from the expert's move on some decisions."""
+    agent = make_agent("mexican_train_2p", encoding=mexican_train_v0.ENCODING)
+    weights = agent.features.weights["expert"]
+    residual = agent.features.residuals["expert"]
+    assert residual.inputs == ("position",)
+    assert not np.array_equal(weights, MEXICAN_TRAIN_EXPERT.defaults)
+    _, obs, masks = decisions(2000, 12, "mexican_train")
+    played = agent.act_batch(obs, masks)
+    np.testing.assert_array_equal(
+        played, ValuationPolicy(MEXICAN_TRAIN_EXPERT, weights, residual).act_batch(obs, masks)
+    )
+    expert = MexicanTrainExpertPolicy(MEXICAN_TRAIN_EXPERT.defaults).act_batch(obs, masks)
+    assert (played != expert).any()
+    config = load_config("mexican_train_2p")
+    assert config.num_players == 2 and config.policy_iteration.generations == 1
