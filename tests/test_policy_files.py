@@ -53,8 +53,8 @@ class Payload:
 
 
 def test_the_same_policy_makes_the_same_file_byte_for_byte(tmp_path):
-    """safetensors orders its metadata by a hash map seeded anew for each call; the
-    policy file's header is sorted, so a rerun's file can be compared by its bytes."""
+    """safetensors orders its metadata by a hash map seeded anew for each call; policy
+    files write it sorted, so a rerun's file can be compared by its bytes."""
     policy = small_policy(MEXICAN_TRAIN)
     files = {
         save_policy(policy, tmp_path / f"{i}.safetensors", MEXICAN_TRAIN).read_bytes()
