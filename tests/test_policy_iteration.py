@@ -661,44 +661,39 @@ def test_the_terms_are_the_scores_change_when_each_weight_grows_by_one(kind):
         np.testing.assert_allclose(terms[:, column], moved, atol=1e-9)
 
 
-def test_the_committed_residual_agent_plays_its_weights_and_residual():
-    """``spinner_4p_residual`` is generation 1 of its shipped config: a network whose
-    output is zero, playing the best move of its weights' scores plus its residual of the
-    terms and the position, which changes some of the weights' moves."""
-    agent = make_agent("spinner_4p_residual", encoding=spinner_v0.ENCODING)
+@pytest.mark.parametrize(
+    "name, game, players, valuation",
+    [
+        ("spinner_4p_residual", "spinner", 4, SPINNER_EXPERT),
+        ("mexican_train_2p", "mexican_train", 2, MEXICAN_TRAIN_EXPERT),
+    ],
+)
+def test_a_committed_residual_agent_plays_its_weights_and_residual(name, game, players, valuation):
+    """A committed residual agent is generation 1 of its shipped config of the same name:
+    a network whose output is zero, playing the best move of its fitted weights' scores
+    plus its residual of the terms and the position, which changes some of the moves of
+    its weights alone and some of the expert's."""
+    agent = make_agent(name, encoding=game_spec(game).encoding)
     weights = agent.features.weights["expert"]
     residual = agent.features.residuals["expert"]
     assert [w.shape[0] for w, _ in residual.layers] == [64, 64, 1]
     assert residual.inputs == ("position",)
-    _, obs, masks = decisions(2000, 12)
+    assert not np.array_equal(weights, valuation.defaults)
+    config = load_config(name)
+    assert config.num_players == players and config.policy_iteration.generations == 1
+    assert config.policy_iteration.residual.inputs == ["position"]
+    _, obs, masks = decisions(2000, 12, game)
     played = agent.act_batch(obs, masks)
     np.testing.assert_array_equal(
-        played, ValuationPolicy(SPINNER_EXPERT, weights, residual).act_batch(obs, masks)
+        played, ValuationPolicy(valuation, weights, residual).act_batch(obs, masks)
     )
-    assert (played != HeuristicPolicy(weights, "linear").act_batch(obs, masks)).any()
+    for alone in (weights, valuation.defaults):
+        assert (played != valuation.player(alone, "alone").act_batch(obs, masks)).any()
+
+
+def test_the_spinner_residual_config_goes_on_from_spinner_4p():
     config = load_config("spinner_4p_residual")
-    assert config.policy_iteration.residual.inputs == ["position"]
     np.testing.assert_array_equal(
         SPINNER_EXPERT.checked(config.feature_weights["expert"], "start"),
         make_agent("spinner_4p", encoding=spinner_v0.ENCODING).features.weights["expert"],
     )
-
-
-def test_the_committed_mexican_train_agent_plays_its_weights_and_residual():
-    """``mexican_train_2p`` is generation 1 of its shipped config: a network whose output
-    is zero, playing the best move of its fitted weights' scores plus its residual of the
-    terms and the position, away from the expert's move on some decisions."""
-    agent = make_agent("mexican_train_2p", encoding=mexican_train_v0.ENCODING)
-    weights = agent.features.weights["expert"]
-    residual = agent.features.residuals["expert"]
-    assert residual.inputs == ("position",)
-    assert not np.array_equal(weights, MEXICAN_TRAIN_EXPERT.defaults)
-    _, obs, masks = decisions(2000, 12, "mexican_train")
-    played = agent.act_batch(obs, masks)
-    np.testing.assert_array_equal(
-        played, ValuationPolicy(MEXICAN_TRAIN_EXPERT, weights, residual).act_batch(obs, masks)
-    )
-    expert = MexicanTrainExpertPolicy(MEXICAN_TRAIN_EXPERT.defaults).act_batch(obs, masks)
-    assert (played != expert).any()
-    config = load_config("mexican_train_2p")
-    assert config.num_players == 2 and config.policy_iteration.generations == 1
