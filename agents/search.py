@@ -8,7 +8,10 @@ later hands). Any game of the suite, 2 to 8 players.
 
 - **PIMC** (:class:`PIMCAgent`): for each determinization, every legal move is played and
   then rolled out to the end by the rollout policy (the same determinization and rollout
-  seed for every move, so moves are compared on equal luck); the best mean score wins.
+  seed for every move, so moves are compared on equal luck); the best mean score wins. With
+  ``margin`` it wins only where its mean beats the rollout policy's own move by that many
+  standard errors of their paired differences; else the rollout policy's move plays (its
+  one-step improvement, kept where the search cannot tell it from noise).
 - **ISMCTS** (:class:`ISMCTSAgent`): single-observer information-set MCTS (Cowling,
   Powley and Whitehouse 2012, "Information Set Monte Carlo Tree Search", IEEE TCIAIG
   4(2)). One tree for the deciding seat, whose nodes are move sequences; each iteration
@@ -185,8 +188,23 @@ class SearchOptions:
 class PIMCOptions(SearchOptions):
     """``iterations`` counts determinizations (alias ``determinizations``)."""
 
+    margin: float | None = None
+    """Standard errors by which another move's mean must beat the rollout policy's own
+    move (the mean of the paired differences over the determinizations) for PIMC to play
+    it; None: the best mean plays."""
+
     DEFAULT_ITERATIONS: typing.ClassVar[int] = 20
     NAME: typing.ClassVar[str] = "pimc"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.margin is not None and not 0 <= self.margin < math.inf:
+            raise ValueError(f"margin must be a finite number >= 0, got {self.margin}")
+        if self.margin is not None and self.rollout == "random":
+            raise ValueError(
+                "margin keeps the rollout policy's own move unless another beats it; "
+                "rollout=random has no move of its own: give a rollout policy"
+            )
 
     @classmethod
     def parse(cls, options: Mapping[str, str]) -> SearchOptions:
@@ -222,7 +240,8 @@ class SearchResult:
     """What one decision's search found, per legal move (in the order searched): how
     often the move was tried (PIMC: every determinization; ISMCTS: its root child's
     visits) and its mean score for the seat to act (None if never tried), and the index
-    of the move played (PIMC: the best mean; ISMCTS: by its ``final`` option)."""
+    of the move played (PIMC: the best mean, or by its ``margin``; ISMCTS: by its
+    ``final`` option)."""
 
     visits: tuple[int, ...]
     means: tuple[float | None, ...]
@@ -354,15 +373,7 @@ class SearchAgent(Agent):
         if agent is None:
             return lambda state, legal, rng: legal[rng.randrange(len(legal))]
         agent.seed(rng.getrandbits(64))
-        mask = np.zeros(encoding.num_actions, np.int8)
-
-        def play(state: MatchState, legal: list[Any], rng: random.Random) -> Any:
-            mask[:] = 0
-            mask[[encoding.action_of(m) for m in legal]] = 1
-            obs = encoding.observation(state, state.current) if agent.needs_observation else None
-            return encoding.move_of(agent.act(obs, mask, GameView(state, encoding)))
-
-        return play
+        return lambda state, legal, rng: agent_move(agent, state, legal, encoding)
 
     def _rollout(
         self, world: MatchState, policy: Policy, rng: random.Random, encoding: Encoding
@@ -429,7 +440,9 @@ class SearchAgent(Agent):
 
 
 class PIMCAgent(SearchAgent):
-    """Perfect-information Monte Carlo: the best mean rollout score over determinizations."""
+    """Perfect-information Monte Carlo: the best mean rollout score over determinizations
+    (with ``margin``: the rollout policy's own move unless another beats it by that many
+    standard errors)."""
 
     OPTIONS = PIMCOptions
 
@@ -438,7 +451,10 @@ class PIMCAgent(SearchAgent):
     ) -> SearchResult:
         me = game.current
         belief = Belief(game)
-        totals = [0.0] * len(moves)
+        totals = np.zeros(len(moves))
+        margin = typing.cast(PIMCOptions, self.options).margin
+        own = None if margin is None else self._own_move(game, moves)
+        squares = np.zeros(len(moves))  # of the differences from the own move
         started = time.thread_time()
         done = 0
         per_call = max(1, POLICY_BATCH // len(moves)) if self._by_policy(game) else 1
@@ -450,14 +466,29 @@ class PIMCAgent(SearchAgent):
                 seeds.append(rng.getrandbits(63))
             # One seed for every move: moves are compared on equal luck. (Several
             # determinizations per call only with a policy network, which reads no seed.)
-            for k, scores in enumerate(play_out(afters, seeds[0])):
-                totals[k % len(moves)] += scores[me]
+            scores = np.array([s[me] for s in play_out(afters, seeds[0])]).reshape(count, -1)
+            for row in scores:  # in order, as the means always summed
+                totals += row
+                if own is not None:
+                    squares += (row - row[own]) ** 2
             done += count
+        best = int(np.argmax(totals))
+        chosen = best
+        if own is not None and margin is not None:
+            ahead = _beats(totals[best] - totals[own], squares[best], done, margin)
+            chosen = best if ahead else own
         return SearchResult(
             visits=(done,) * len(moves),
-            means=tuple(total / done for total in totals),
-            chosen=max(range(len(moves)), key=totals.__getitem__),
+            means=tuple(float(total) / done for total in totals),
+            chosen=chosen,
         )
+
+    def _own_move(self, game: MatchState, moves: list[Any]) -> int:
+        """The index in ``moves`` of the move the rollout policy plays at ``game``."""
+        encoding = game_of(game).encoding
+        agent = typing.cast(Agent, self._rollout_agent)  # margin refuses random rollouts
+        move = agent_move(agent, game, moves, encoding)
+        return [encoding.action_of(m) for m in moves].index(encoding.action_of(move))
 
     def _determinizations(self, per_call: int, done: int, started: float) -> int:
         """How many determinizations the next play-out call takes, at most ``per_call``:
@@ -550,6 +581,14 @@ class ISMCTSAgent(SearchAgent):
             child.score += scores[seat]
 
 
+def agent_move(agent: Agent, state: MatchState, legal: Sequence[Any], encoding: Encoding) -> Any:
+    """The move ``agent`` plays among ``legal`` (two or more) for the seat to act."""
+    mask = np.zeros(encoding.num_actions, np.int8)
+    mask[[encoding.action_of(m) for m in legal]] = 1
+    obs = encoding.observation(state, state.current) if agent.needs_observation else None
+    return encoding.move_of(agent.act(obs, mask, GameView(state, encoding)))
+
+
 def after_each(world: MatchState, moves: Sequence[Any]) -> list[MatchState]:
     """``world`` after each of ``moves`` (legal there), a copy each: what PIMC rolls out."""
     afters = []
@@ -561,6 +600,17 @@ def after_each(world: MatchState, moves: Sequence[Any]) -> list[MatchState]:
 
 
 @functools.cache
+def _beats(difference: float, squares: float, count: int, margin: float) -> bool:
+    """Whether paired differences summing to ``difference`` (their squares to ``squares``)
+    over ``count`` determinizations put their mean above ``margin`` standard errors of it
+    (one determinization gives no error: never)."""
+    if count < 2 or difference <= 0:
+        return False
+    mean = difference / count
+    variance = max(squares / count - mean * mean, 0.0) * count / (count - 1)
+    return mean > margin * math.sqrt(variance / count)
+
+
 def _numba_available() -> bool:
     """Whether the batched engine can run (numba comes with the train and bench extras)."""
     return importlib.util.find_spec("numba") is not None

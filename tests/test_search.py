@@ -66,6 +66,10 @@ def choose(agent_spec: str, state: MatchState, legal: np.ndarray, seed: int) -> 
         ("ismcts:engine=gpu", "engine must be one of"),
         ("ismcts:final=best", "final must be one of"),
         ("pimc:final=mean", "unknown option 'final' for pimc"),
+        ("pimc:margin=-1", "margin must be a finite number"),
+        ("pimc:margin=inf", "margin must be a finite number"),
+        ("pimc:margin=1,rollout=random", "rollout=random has no move of its own"),
+        ("ismcts:margin=1", "unknown option 'margin' for ismcts"),
         ("ismcts:rollout=nobody", "unknown agent 'nobody'"),
         ("mcts:iterations=5", "unknown agent"),
     ],
@@ -73,6 +77,42 @@ def choose(agent_spec: str, state: MatchState, legal: np.ndarray, seed: int) -> 
 def test_bad_options_are_value_errors_that_say_what_is_wrong(spec: str, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         make_agent(spec)
+
+
+@pytest.mark.parametrize(
+    ("edge", "noise", "margin", "plays_other"),
+    [
+        (0.2, 1.0, None, True),  # the best mean plays, however noisy
+        (0.2, 1.0, 2.0, False),  # 0.2 ahead at a standard error of 0.35: not 2 of them
+        (0.2, 0.0, 2.0, True),  # ahead in every determinization: no error at all
+        (-0.2, 0.0, 0.0, False),  # behind: the own move, even at margin 0
+    ],
+)
+def test_pimc_margin_keeps_the_rollout_policys_move_unless_another_clearly_beats_it(
+    edge: float, noise: float, margin: float | None, plays_other: bool
+) -> None:
+    """``margin``: another move plays only where its mean beats the rollout policy's own
+    move by that many standard errors of their paired differences (8 determinizations
+    whose differences are ``edge`` plus or minus ``noise``)."""
+    state, legal = decision("spinner", 2, seed=4)
+    encoding = game_spec("spinner").encoding
+    moves = [encoding.move_of(int(a)) for a in legal]
+    option = "" if margin is None else f",margin={margin}"
+    agent = make_agent(f"pimc:determinizations=8,rollout=greedy{option}", seed=0)
+    assert isinstance(agent, PIMCAgent)
+    greedy = make_agent("greedy").choose(None, legal, GameView(state, encoding))
+    own = list(legal).index(greedy)
+    other = (own + 1) % len(moves)
+    calls = iter(range(8))
+
+    def play_out(worlds: list[MatchState], seed: int) -> list[list[float]]:
+        sign = 1 if next(calls) % 2 else -1
+        scores = [0.0] * len(moves)
+        scores[other] = edge + sign * noise
+        return [[scores[k % len(moves)]] * state.num_players for k in range(len(worlds))]
+
+    result = agent.search(state, moves, play_out, random.Random(0))
+    assert result.chosen == (other if plays_other else own)
 
 
 def test_options_reach_the_agent() -> None:
