@@ -475,7 +475,7 @@ class PIMCAgent(SearchAgent):
         best = int(np.argmax(totals))
         chosen = best
         if own is not None and margin is not None:
-            ahead = _beats(totals[best] - totals[own], squares[best], done, margin)
+            ahead = clearly_ahead(totals[best] - totals[own], squares[best], done, margin)
             chosen = best if ahead else own
         return SearchResult(
             visits=(done,) * len(moves),
@@ -600,10 +600,10 @@ def after_each(world: MatchState, moves: Sequence[Any]) -> list[MatchState]:
 
 
 @functools.cache
-def _beats(difference: float, squares: float, count: int, margin: float) -> bool:
+def clearly_ahead(difference: float, squares: float, count: int, margin: float) -> bool:
     """Whether paired differences summing to ``difference`` (their squares to ``squares``)
-    over ``count`` determinizations put their mean above ``margin`` standard errors of it
-    (one determinization gives no error: never)."""
+    over ``count`` determinizations put their mean above zero and ``margin`` standard
+    errors of it (PIMC's ``margin``; one determinization gives no error: never)."""
     if count < 2 or difference <= 0:
         return False
     mean = difference / count

@@ -1,0 +1,172 @@
+"""How much a PIMC decision gains over its rollout policy's own move, by budget and margin.
+
+The roots are positions of the rollout policy's own games (every seat played by it, full
+matches under the default rules; a quarter of the decisions with a choice, any seat's).
+At each root the script records what `pimc:rollout=<policy>` sees, each legal move's
+score in every one of ``--determinizations`` determinizations (drawn and played out as the
+search does), and what it cannot see: each legal move played out from the true position
+(the hidden hands and the boneyard as dealt) by the rollout policy. For each budget (the
+first k determinizations) and ``margin`` (option of `pimc`; "none": the best mean plays)
+it then scores the move PIMC would play against the policy's own move:
+
+- truth: by the true play-outs, points of hand score difference a decision (S7 / M6.2,
+  x 100), with a 95% interval over the roots: what the move gains in the game played;
+- model: by determinizations the pick did not use (the second half of them, for budgets
+  up to half): what it gains where the hidden tiles are as uniform as the belief draws
+  them, with a much smaller interval.
+
+Each ``--seeds`` entry is one task (a process with ``--workers``) that collects
+``--roots`` roots from its own matches:
+
+    python bench/search_gain.py --workers 2    # Mexican Train, 4 players, the expert; 6,000 roots
+    python bench/search_gain.py --smoke
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from spinner_env.agents import make_agent
+from spinner_env.agents.search import PIMCAgent, after_each, agent_move, clearly_ahead
+from spinner_env.train.executor import Executor, add_arguments
+
+from spinner_env.belief import Belief
+from spinner_env.games import GAMES, game_spec
+from spinner_env.match import MatchState
+
+ROOT_SHARE = 0.25
+"""The share of the decisions with a choice that become roots."""
+
+
+@dataclass(frozen=True)
+class Root:
+    """One root: the policy's own move (an index into the legal moves), each move's score
+    for the seat to act in each determinization (rows) and from the true position."""
+
+    own: int
+    determinized: np.ndarray
+    true: np.ndarray
+
+
+@dataclass(frozen=True)
+class RootCollector:
+    """Builds, in a worker, what collects one seed's roots (module docstring)."""
+
+    game: str
+    players: int
+    rollout: str
+    determinizations: int
+    roots: int
+
+    def __call__(self) -> Callable[[int], list[Root]]:
+        return self.collect
+
+    def collect(self, seed: int) -> list[Root]:
+        spec = game_spec(self.game)
+        policy = make_agent(self.rollout)
+        search = make_agent(f"pimc:rollout={self.rollout},determinizations=1")
+        assert isinstance(search, PIMCAgent)
+        rng = random.Random(seed)
+        chance = np.random.default_rng(seed)
+        roots: list[Root] = []
+        match = 0
+        while len(roots) < self.roots:
+            state = spec.new_state(self.players, seed * 1000 + match)
+            match += 1
+            while not state.match_over and len(roots) < self.roots:
+                legal = state.legal_moves()
+                move = (
+                    legal[0] if len(legal) == 1 else agent_move(policy, state, legal, spec.encoding)
+                )
+                if len(legal) > 1 and chance.random() < ROOT_SHARE:
+                    roots.append(self._root(state, legal, legal.index(move), search, rng))
+                state.play_legal(move)
+                if state.hand_over and not state.match_over:
+                    state.start_next_hand()
+        return roots
+
+    def _root(
+        self, state: MatchState, legal: list[Any], own: int, search: PIMCAgent, rng: random.Random
+    ) -> Root:
+        me = state.current
+        play_out = search._play_out(state, game_spec(self.game).encoding, rng)
+        belief = Belief(state)
+        determinized = []
+        for _ in range(self.determinizations):
+            worlds = after_each(belief.determinize(rng), legal)
+            determinized.append([s[me] for s in play_out(worlds, rng.getrandbits(63))])
+        true = [s[me] for s in play_out(after_each(state.copy(), legal), 0)]
+        return Root(own, np.array(determinized) * 100, np.array(true) * 100)
+
+
+def pick(scores: np.ndarray, own: int, margin: float | None) -> int:
+    """The move PIMC plays from ``scores`` (determinizations x moves), as `pimc` decides."""
+    best = int(np.argmax(scores.sum(axis=0)))
+    if margin is None or best == own:
+        return best
+    differences = scores[:, best] - scores[:, own]
+    ahead = clearly_ahead(differences.sum(), (differences**2).sum(), len(differences), margin)
+    return best if ahead else own
+
+
+def interval(gains: np.ndarray) -> str:
+    return f"{gains.mean():+.3f} ± {1.96 * gains.std() / np.sqrt(len(gains)):.3f}"
+
+
+def report(roots: Sequence[Root], margins: Sequence[float | None]) -> None:
+    total = roots[0].determinized.shape[0]
+    budgets = sorted({max(1, total // 4), max(1, total // 2), total})
+    print(f"{len(roots)} roots, gain over the rollout policy's move (points a decision, 95%):")
+    print("determinizations | margin | plays another move | truth | model (held-out half)")
+    for budget in budgets:
+        for margin in margins:
+            picks = [pick(r.determinized[:budget], r.own, margin) for r in roots]
+            truth = np.array([r.true[p] - r.true[r.own] for r, p in zip(roots, picks, strict=True)])
+            changed = np.mean([p != r.own for r, p in zip(roots, picks, strict=True)])
+            model = "-"
+            if 2 * budget <= total:
+                held = [r.determinized[total // 2 :].mean(axis=0) for r in roots]
+                model = interval(
+                    np.array([h[p] - h[r.own] for h, r, p in zip(held, roots, picks, strict=True)])
+                )
+            shown = "none" if margin is None else f"{margin:g}"
+            print(f"{budget:>16} | {shown:>6} | {changed:>17.1%} | {interval(truth)} | {model}")
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--smoke", action="store_true", help="Spinner, greedy rollouts, 6 roots")
+    parser.add_argument("--game", choices=sorted(GAMES), default="mexican_train")
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--rollout", default="expert", help="the rollout policy (an agent spec)")
+    parser.add_argument("--determinizations", type=int, default=256)
+    parser.add_argument("--roots", type=int, default=3000, help="per seed")
+    parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--margins", nargs="+", default=["none", "1", "2", "3"])
+    add_arguments(parser, "the seeds")
+    args = parser.parse_args(argv)
+    if args.smoke:
+        args.game, args.players, args.rollout = "spinner", 2, "greedy"
+        args.determinizations, args.roots, args.seeds = 8, 3, [1, 2]
+    margins = [None if m == "none" else float(m) for m in args.margins]
+    collector = RootCollector(
+        args.game, args.players, args.rollout, args.determinizations, args.roots
+    )
+    started = time.perf_counter()
+    executor = Executor.from_args(args)
+    roots = [r for part in executor.map(collector, args.seeds, unit="seed") for r in part]
+    print(
+        f"{args.game}, {args.players} players, pimc:rollout={args.rollout}: "
+        f"{time.perf_counter() - started:.0f} s"
+    )
+    report(roots, margins)
+
+
+if __name__ == "__main__":
+    main()
