@@ -599,7 +599,6 @@ def after_each(world: MatchState, moves: Sequence[Any]) -> list[MatchState]:
     return afters
 
 
-@functools.cache
 def clearly_ahead(difference: float, squares: float, count: int, margin: float) -> bool:
     """Whether paired differences summing to ``difference`` (their squares to ``squares``)
     over ``count`` determinizations put their mean above zero and ``margin`` standard
@@ -611,6 +610,7 @@ def clearly_ahead(difference: float, squares: float, count: int, margin: float) 
     return mean > margin * math.sqrt(variance / count)
 
 
+@functools.cache
 def _numba_available() -> bool:
     """Whether the batched engine can run (numba comes with the train and bench extras)."""
     return importlib.util.find_spec("numba") is not None
