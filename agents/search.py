@@ -453,8 +453,8 @@ class PIMCAgent(SearchAgent):
         belief = Belief(game)
         totals = np.zeros(len(moves))
         margin = typing.cast(PIMCOptions, self.options).margin
-        own = None if margin is None else self._own_move(game, moves)
-        squares = np.zeros(len(moves))  # of the differences from the own move
+        policy_move = None if margin is None else self._policy_move(game, moves)
+        squared_differences = np.zeros(len(moves))  # from the policy's move
         started = time.thread_time()
         done = 0
         per_call = max(1, POLICY_BATCH // len(moves)) if self._by_policy(game) else 1
@@ -467,23 +467,24 @@ class PIMCAgent(SearchAgent):
             # One seed for every move: moves are compared on equal luck. (Several
             # determinizations per call only with a policy network, which reads no seed.)
             scores = np.array([s[me] for s in play_out(afters, seeds[0])]).reshape(count, -1)
-            for row in scores:  # in order, as the means always summed
+            for row in scores:  # row by row, the order that keeps the means bit for bit
                 totals += row
-                if own is not None:
-                    squares += (row - row[own]) ** 2
+                if policy_move is not None:
+                    squared_differences += (row - row[policy_move]) ** 2
             done += count
         best = int(np.argmax(totals))
         chosen = best
-        if own is not None and margin is not None:
-            ahead = clearly_ahead(totals[best] - totals[own], squares[best], done, margin)
-            chosen = best if ahead else own
+        if policy_move is not None and margin is not None:
+            difference = totals[best] - totals[policy_move]
+            ahead = clearly_ahead(difference, squared_differences[best], done, margin)
+            chosen = best if ahead else policy_move
         return SearchResult(
             visits=(done,) * len(moves),
             means=tuple(float(total) / done for total in totals),
             chosen=chosen,
         )
 
-    def _own_move(self, game: MatchState, moves: list[Any]) -> int:
+    def _policy_move(self, game: MatchState, moves: list[Any]) -> int:
         """The index in ``moves`` of the move the rollout policy plays at ``game``."""
         encoding = game_of(game).encoding
         agent = typing.cast(Agent, self._rollout_agent)  # margin refuses random rollouts
@@ -607,7 +608,7 @@ def clearly_ahead(difference: float, squares: float, count: int, margin: float) 
         return False
     mean = difference / count
     variance = max(squares / count - mean * mean, 0.0) * count / (count - 1)
-    return mean > margin * math.sqrt(variance / count)
+    return bool(mean > margin * math.sqrt(variance / count))
 
 
 @functools.cache

@@ -18,6 +18,7 @@ from spinner_env.agents.search import (
     PIMCAgent,
     _Node,
     after_each,
+    clearly_ahead,
 )
 from spinner_env.train.evaluate import tournament
 
@@ -83,9 +84,9 @@ def test_bad_options_are_value_errors_that_say_what_is_wrong(spec: str, message:
     ("edge", "noise", "margin", "plays_other"),
     [
         (0.2, 1.0, None, True),  # the best mean plays, however noisy
-        (0.2, 1.0, 2.0, False),  # 0.2 ahead at a standard error of 0.35: not 2 of them
+        (0.2, 1.0, 2.0, False),  # 0.2 ahead at a standard error of 0.38: not 2 of them
+        (0.2, 1.0, 0.5, True),  # but more than half of one
         (0.2, 0.0, 2.0, True),  # ahead in every determinization: no error at all
-        (-0.2, 0.0, 0.0, False),  # behind: the own move, even at margin 0
     ],
 )
 def test_pimc_margin_keeps_the_rollout_policys_move_unless_another_clearly_beats_it(
@@ -107,12 +108,30 @@ def test_pimc_margin_keeps_the_rollout_policys_move_unless_another_clearly_beats
 
     def play_out(worlds: list[MatchState], seed: int) -> list[list[float]]:
         sign = 1 if next(calls) % 2 else -1
-        scores = [0.0] * len(moves)
+        scores = [-1.0] * len(moves)  # every other move far behind
+        scores[own] = 0.0
         scores[other] = edge + sign * noise
         return [[scores[k % len(moves)]] * state.num_players for k in range(len(worlds))]
 
     result = agent.search(state, moves, play_out, random.Random(0))
     assert result.chosen == (other if plays_other else own)
+
+
+@pytest.mark.parametrize(
+    ("differences", "margin", "ahead"),
+    [
+        ([1.0, 3.0], 1.9, True),  # mean 2, sample standard deviation 1.41, error 1
+        ([1.0, 3.0], 2.1, False),
+        ([2.0, 2.0], 100.0, True),  # no spread: ahead by any margin
+        ([-1.0, 1.0], 0.0, False),  # not ahead at all
+        ([5.0], 0.0, False),  # one determinization gives no error
+    ],
+)
+def test_clearly_ahead_counts_standard_errors_of_the_paired_differences(
+    differences: list[float], margin: float, ahead: bool
+) -> None:
+    d = np.array(differences)
+    assert clearly_ahead(d.sum(), (d**2).sum(), len(d), margin) is ahead
 
 
 def test_options_reach_the_agent() -> None:
