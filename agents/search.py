@@ -472,16 +472,10 @@ class PIMCAgent(SearchAgent):
                 if policy_move is not None:
                     squared_differences += (row - row[policy_move]) ** 2
             done += count
-        best = int(np.argmax(totals))
-        chosen = best
-        if policy_move is not None and margin is not None:
-            difference = totals[best] - totals[policy_move]
-            ahead = clearly_ahead(difference, squared_differences[best], done, margin)
-            chosen = best if ahead else policy_move
         return SearchResult(
             visits=(done,) * len(moves),
             means=tuple(float(total) / done for total in totals),
-            chosen=chosen,
+            chosen=pimc_choice(totals, squared_differences, done, policy_move, margin),
         )
 
     def _policy_move(self, game: MatchState, moves: list[Any]) -> int:
@@ -598,6 +592,25 @@ def after_each(world: MatchState, moves: Sequence[Any]) -> list[MatchState]:
         after.play_legal(move)
         afters.append(after)
     return afters
+
+
+def pimc_choice(
+    totals: np.ndarray,
+    squared_differences: np.ndarray,
+    count: int,
+    policy_move: int | None,
+    margin: float | None,
+) -> int:
+    """The index of the move PIMC plays: the best of ``totals`` (each move's scores summed
+    over ``count`` determinizations), or with a ``margin``, ``policy_move`` unless the best
+    is :func:`clearly_ahead` of it (``squared_differences``: each move's squared
+    differences from it, summed)."""
+    best = int(np.argmax(totals))
+    if margin is None or policy_move is None:
+        return best
+    difference = totals[best] - totals[policy_move]
+    ahead = clearly_ahead(difference, squared_differences[best], count, margin)
+    return best if ahead else policy_move
 
 
 def clearly_ahead(difference: float, squares: float, count: int, margin: float) -> bool:

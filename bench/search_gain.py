@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 from spinner_env.agents import make_agent
-from spinner_env.agents.search import PIMCAgent, after_each, agent_move, clearly_ahead
+from spinner_env.agents.search import PIMCAgent, after_each, agent_move, pimc_choice
 from spinner_env.train.executor import Executor, add_arguments
 
 from spinner_env.belief import Belief
@@ -107,12 +107,8 @@ class RootCollector:
 
 def pick(scores: np.ndarray, own: int, margin: float | None) -> int:
     """The move PIMC plays from ``scores`` (determinizations x moves), as `pimc` decides."""
-    best = int(np.argmax(scores.sum(axis=0)))
-    if margin is None or best == own:
-        return best
-    differences = scores[:, best] - scores[:, own]
-    ahead = clearly_ahead(differences.sum(), (differences**2).sum(), len(differences), margin)
-    return best if ahead else own
+    squared_differences = ((scores - scores[:, [own]]) ** 2).sum(axis=0)
+    return pimc_choice(scores.sum(axis=0), squared_differences, len(scores), own, margin)
 
 
 def interval(gains: np.ndarray) -> str:
@@ -124,6 +120,7 @@ def report(roots: Sequence[Root], margins: Sequence[float | None]) -> None:
     budgets = sorted({max(1, total // 4), max(1, total // 2), total})
     print(f"{len(roots)} roots, gain over the rollout policy's move (points a decision, 95%):")
     print("determinizations | margin | plays another move | truth | model (held-out half)")
+    held = [r.determinized[total // 2 :].mean(axis=0) for r in roots]
     for budget in budgets:
         for margin in margins:
             picks = [pick(r.determinized[:budget], r.own, margin) for r in roots]
@@ -131,7 +128,6 @@ def report(roots: Sequence[Root], margins: Sequence[float | None]) -> None:
             changed = np.mean([p != r.own for r, p in zip(roots, picks, strict=True)])
             model = "-"
             if 2 * budget <= total:
-                held = [r.determinized[total // 2 :].mean(axis=0) for r in roots]
                 model = interval(
                     np.array([h[p] - h[r.own] for h, r, p in zip(held, roots, picks, strict=True)])
                 )
