@@ -20,15 +20,22 @@ Each ``--seeds`` entry is one task (a process with ``--workers``) that collects
 
     python bench/search_gain.py --workers 2    # Mexican Train, 4 players, the expert; 6,000 roots
     python bench/search_gain.py --smoke
+
+``--save FILE.npz`` keeps every root (its position as ``to_dict`` JSON, its legal moves,
+the policy's move and both score tables) so that ``--load FILE.npz`` reports on them again,
+with other margins, or analyses them otherwise, without playing anything.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
+import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -37,6 +44,7 @@ from spinner_env.agents.search import PIMCAgent, after_each, agent_move, pimc_ch
 from spinner_env.train.executor import Executor, add_arguments
 
 from spinner_env.belief import Belief
+from spinner_env.files import atomic_write
 from spinner_env.games import GAMES, game_spec
 from spinner_env.match import MatchState
 
@@ -47,11 +55,14 @@ ROOT_SHARE = 0.25
 @dataclass(frozen=True)
 class Root:
     """One root: the policy's own move (an index into the legal moves), each move's score
-    for the seat to act in each determinization (rows) and from the true position."""
+    for the seat to act in each determinization (rows) and from the true position; the
+    position (``to_dict`` as JSON) and its legal moves, for analyses beyond the report."""
 
     own: int
     determinized: np.ndarray
     true: np.ndarray
+    position: str
+    moves: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -102,7 +113,50 @@ class RootCollector:
             worlds = after_each(belief.determinize(rng), legal)
             determinized.append([s[me] for s in play_out(worlds, rng.getrandbits(63))])
         true = [s[me] for s in play_out(after_each(state.copy(), legal), 0)]
-        return Root(own, np.array(determinized) * 100, np.array(true) * 100)
+        return Root(
+            own,
+            np.array(determinized) * 100,
+            np.array(true) * 100,
+            json.dumps(state.to_dict()),  # type: ignore[attr-defined]  # both games' states
+            tuple(str(m) for m in legal),
+        )
+
+
+def refuse_existing(path: str) -> None:
+    """ValueError if ``path`` exists: saved roots are never overwritten."""
+    if Path(path).exists():
+        raise ValueError(f"{path} exists: give a new file to save the roots in")
+
+
+def save(path: str, roots: Sequence[Root], settings: dict[str, Any]) -> None:
+    """Write ``roots`` and the run's ``settings`` to ``path`` (a new .npz file, written
+    atomically; ValueError if it exists)."""
+    refuse_existing(path)
+    with atomic_write(path, "wb") as f:
+        np.savez_compressed(
+            f,
+            settings=np.array(json.dumps(settings)),
+            own=np.array([r.own for r in roots]),
+            num_moves=np.array([len(r.moves) for r in roots]),
+            determinized=np.concatenate([r.determinized for r in roots], axis=1),
+            true=np.concatenate([r.true for r in roots]),
+            positions=np.array([r.position for r in roots]),
+            moves=np.array([m for r in roots for m in r.moves]),
+        )
+
+
+def load(path: str) -> tuple[list[Root], dict[str, Any]]:
+    """The roots and settings :func:`save` wrote to ``path`` (nothing is unpickled)."""
+    with np.load(path, allow_pickle=False) as data:
+        ends = np.cumsum(data["num_moves"])
+        starts = ends - data["num_moves"]
+        determinized, true, moves = data["determinized"], data["true"], data["moves"]
+        positions = data["positions"]
+        roots = [
+            Root(int(own), determinized[:, a:b], true[a:b], str(at), tuple(map(str, moves[a:b])))
+            for own, a, b, at in zip(data["own"], starts, ends, positions, strict=True)
+        ]
+        return roots, json.loads(str(data["settings"]))
 
 
 def pick(scores: np.ndarray, own: int, margin: float | None) -> int:
@@ -135,7 +189,7 @@ def report(roots: Sequence[Root], margins: Sequence[float | None]) -> None:
             print(f"{budget:>16} | {shown:>6} | {changed:>17.1%} | {interval(truth)} | {model}")
 
 
-def main(argv: Sequence[str] | None = None) -> None:
+def main(argv: Sequence[str] | None = None) -> int | None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--smoke", action="store_true", help="Spinner, greedy rollouts, 6 roots")
     parser.add_argument("--game", choices=sorted(GAMES), default="mexican_train")
@@ -145,24 +199,42 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--roots", type=int, default=3000, help="per seed")
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--margins", nargs="+", default=["none", "1", "2", "3"])
+    parser.add_argument("--save", metavar="FILE.npz", help="keep the roots in this new file")
+    parser.add_argument(
+        "--load", metavar="FILE.npz", help="report on roots saved before (plays nothing)"
+    )
     add_arguments(parser, "the seeds")
     args = parser.parse_args(argv)
     if args.smoke:
         args.game, args.players, args.rollout = "spinner", 2, "greedy"
         args.determinizations, args.roots, args.seeds = 8, 3, [1, 2]
     margins = [None if m == "none" else float(m) for m in args.margins]
-    collector = RootCollector(
-        args.game, args.players, args.rollout, args.determinizations, args.roots
-    )
-    started = time.perf_counter()
-    executor = Executor.from_args(args)
-    roots = [r for part in executor.map(collector, args.seeds, unit="seed") for r in part]
+    try:
+        if args.save is not None:
+            refuse_existing(args.save)  # before the collection, not after it
+        if args.load is not None:
+            roots, settings = load(args.load)
+        else:
+            collector = RootCollector(
+                args.game, args.players, args.rollout, args.determinizations, args.roots
+            )
+            settings = {**asdict(collector), "seeds": args.seeds}
+            started = time.perf_counter()
+            executor = Executor.from_args(args)
+            roots = [r for part in executor.map(collector, args.seeds, unit="seed") for r in part]
+            settings["seconds"] = round(time.perf_counter() - started)
+        if args.save is not None:
+            save(args.save, roots, settings)
+    except (OSError, ValueError) as error:
+        print(f"search_gain: {error}", file=sys.stderr)
+        return 2
     print(
-        f"{args.game}, {args.players} players, pimc:rollout={args.rollout}: "
-        f"{time.perf_counter() - started:.0f} s"
+        f"{settings['game']}, {settings['players']} players, pimc:rollout={settings['rollout']}: "
+        f"{settings['seconds']} s"
     )
     report(roots, margins)
+    return None
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

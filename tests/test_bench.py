@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import importlib
+import json
 from pathlib import Path
 
 import pytest
@@ -43,3 +44,23 @@ def test_each_benchmark_runs_in_smoke_mode(script, smoke, printed, monkeypatch, 
     monkeypatch.syspath_prepend(str(BENCH))  # the scripts import each other as run from bench/
     assert importlib.import_module(script).main([smoke]) in (None, 0)  # fuzz: 0, no failure
     assert printed in capsys.readouterr().out
+
+
+def test_search_gain_saves_roots_that_report_the_same_and_are_never_overwritten(
+    tmp_path, monkeypatch, capsys
+):
+    monkeypatch.syspath_prepend(str(BENCH))
+    search_gain = importlib.import_module("search_gain")
+    saved = tmp_path / "roots.npz"
+    assert search_gain.main(["--smoke", "--workers", "1", "--save", str(saved)]) is None
+    played = capsys.readouterr().out
+    assert search_gain.main(["--load", str(saved)]) is None
+    assert capsys.readouterr().out == played
+    roots, settings = search_gain.load(str(saved))
+    assert settings["game"] == "spinner" and len(roots) == 6
+    for root in roots:
+        assert root.determinized.shape == (8, len(root.moves)) and 0 <= root.own < len(root.moves)
+        assert "hands" in json.loads(root.position)
+    before = saved.read_bytes()
+    assert search_gain.main(["--smoke", "--workers", "1", "--save", str(saved)]) == 2
+    assert "exists" in capsys.readouterr().err and saved.read_bytes() == before
