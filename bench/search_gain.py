@@ -21,6 +21,11 @@ Each ``--seeds`` entry is one task (a process with ``--workers``) that collects
     python bench/search_gain.py --workers 2    # Mexican Train, 4 players, the expert; 6,000 roots
     python bench/search_gain.py --smoke
 
+With ``--oracle`` each root also gets as many determinizations that know the hidden hands
+(the true hands, the boneyard reshuffled): a second table scores the search's pick, and the
+pick of a search given the hands, by the held-out half of them (what the move is worth
+with the hands as they are): how much better beliefs could be worth.
+
 ``--save FILE.npz`` keeps every root (its position as ``to_dict`` JSON, its legal moves,
 the policy's move and both score tables) so that ``--load FILE.npz`` reports on them again,
 with other margins, or analyses them otherwise, without playing anything.
@@ -55,12 +60,14 @@ ROOT_SHARE = 0.25
 @dataclass(frozen=True)
 class Root:
     """One root: the policy's own move (an index into the legal moves), each move's score
-    for the seat to act in each determinization (rows) and from the true position; the
+    for the seat to act in each determinization (rows) and from the true position, and in
+    each determinization that knows the hidden hands (``--oracle``; else no rows); the
     position (``to_dict`` as JSON) and its legal moves, for analyses beyond the report."""
 
     own: int
     determinized: np.ndarray
     true: np.ndarray
+    informed: np.ndarray
     position: str
     moves: tuple[str, ...]
 
@@ -74,6 +81,7 @@ class RootCollector:
     rollout: str
     determinizations: int
     roots: int
+    oracle: bool = False
 
     def __call__(self) -> Callable[[int], list[Root]]:
         return self.collect
@@ -84,6 +92,7 @@ class RootCollector:
         search = make_agent(f"pimc:rollout={self.rollout},determinizations=1")
         assert isinstance(search, PIMCAgent)
         rng = random.Random(seed)
+        oracle_rng = random.Random(f"oracle {seed}")  # the other tables alike with or without
         chance = np.random.default_rng(seed)
         roots: list[Root] = []
         match = 0
@@ -96,27 +105,42 @@ class RootCollector:
                     legal[0] if len(legal) == 1 else agent_move(policy, state, legal, spec.encoding)
                 )
                 if len(legal) > 1 and chance.random() < ROOT_SHARE:
-                    roots.append(self._root(state, legal, legal.index(move), search, rng))
+                    roots.append(
+                        self._root(state, legal, legal.index(move), search, rng, oracle_rng)
+                    )
                 state.play_legal(move)
                 if state.hand_over and not state.match_over:
                     state.start_next_hand()
         return roots
 
     def _root(
-        self, state: MatchState, legal: list[Any], own: int, search: PIMCAgent, rng: random.Random
+        self,
+        state: MatchState,
+        legal: list[Any],
+        own: int,
+        search: PIMCAgent,
+        rng: random.Random,
+        oracle_rng: random.Random,
     ) -> Root:
         me = state.current
         play_out = search._play_out(state, game_spec(self.game).encoding, rng)
         belief = Belief(state)
-        determinized = []
-        for _ in range(self.determinizations):
-            worlds = after_each(belief.determinize(rng), legal)
-            determinized.append([s[me] for s in play_out(worlds, rng.getrandbits(63))])
+
+        def scores(world: MatchState, rng: random.Random) -> list[float]:
+            return [s[me] for s in play_out(after_each(world, legal), rng.getrandbits(63))]
+
+        determinized = [scores(belief.determinize(rng), rng) for _ in range(self.determinizations)]
         true = [s[me] for s in play_out(after_each(state.copy(), legal), 0)]
+        informed = []
+        for _ in range(self.determinizations if self.oracle else 0):
+            world = state.copy()
+            oracle_rng.shuffle(world.boneyard)
+            informed.append(scores(world, oracle_rng))
         return Root(
             own,
             np.array(determinized) * 100,
             np.array(true) * 100,
+            np.array(informed).reshape(-1, len(legal)) * 100,
             json.dumps(state.to_dict()),  # type: ignore[attr-defined]  # both games' states
             tuple(str(m) for m in legal),
         )
@@ -140,6 +164,7 @@ def save(path: str, roots: Sequence[Root], settings: dict[str, Any]) -> None:
             num_moves=np.array([len(r.moves) for r in roots]),
             determinized=np.concatenate([r.determinized for r in roots], axis=1),
             true=np.concatenate([r.true for r in roots]),
+            informed=np.concatenate([r.informed for r in roots], axis=1),
             positions=np.array([r.position for r in roots]),
             moves=np.array([m for r in roots for m in r.moves]),
         )
@@ -150,10 +175,17 @@ def load(path: str) -> tuple[list[Root], dict[str, Any]]:
     with np.load(path, allow_pickle=False) as data:
         ends = np.cumsum(data["num_moves"])
         starts = ends - data["num_moves"]
-        determinized, true, moves = data["determinized"], data["true"], data["moves"]
-        positions = data["positions"]
+        determinized, true, informed = data["determinized"], data["true"], data["informed"]
+        moves, positions = data["moves"], data["positions"]
         roots = [
-            Root(int(own), determinized[:, a:b], true[a:b], str(at), tuple(map(str, moves[a:b])))
+            Root(
+                int(own),
+                determinized[:, a:b],
+                true[a:b],
+                informed[:, a:b],
+                str(at),
+                tuple(map(str, moves[a:b])),
+            )
             for own, a, b, at in zip(data["own"], starts, ends, positions, strict=True)
         ]
         return roots, json.loads(str(data["settings"]))
@@ -187,6 +219,27 @@ def report(roots: Sequence[Root], margins: Sequence[float | None]) -> None:
                 )
             shown = "none" if margin is None else f"{margin:g}"
             print(f"{budget:>16} | {shown:>6} | {changed:>17.1%} | {interval(truth)} | {model}")
+    if roots[0].informed.shape[0]:
+        report_informed(roots, margins)
+
+
+def report_informed(roots: Sequence[Root], margins: Sequence[float | None]) -> None:
+    """The second table (``--oracle``): the search's pick and that of a search given the
+    hidden hands, both scored by the informed determinizations the latter did not use."""
+    total = roots[0].informed.shape[0]
+    held = [r.informed[total // 2 :].mean(axis=0) for r in roots]
+    print("scored by the held-out half of the determinizations that know the hidden hands:")
+    print("determinizations | margin | search: plays another, gain | given the hands: the same")
+    for budget in sorted({max(1, total // 4), max(1, total // 2)}):
+        for margin in margins:
+            cells = []
+            for scores in ("determinized", "informed"):
+                picks = [pick(getattr(r, scores)[:budget], r.own, margin) for r in roots]
+                gains = [h[p] - h[r.own] for h, r, p in zip(held, roots, picks, strict=True)]
+                changed = np.mean([p != r.own for r, p in zip(roots, picks, strict=True)])
+                cells.append(f"{changed:.1%}, {interval(np.array(gains))}")
+            shown = "none" if margin is None else f"{margin:g}"
+            print(f"{budget:>16} | {shown:>6} | {cells[0]} | {cells[1]}")
 
 
 def main(argv: Sequence[str] | None = None) -> int | None:
@@ -199,6 +252,9 @@ def main(argv: Sequence[str] | None = None) -> int | None:
     parser.add_argument("--roots", type=int, default=3000, help="per seed")
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--margins", nargs="+", default=["none", "1", "2", "3"])
+    parser.add_argument(
+        "--oracle", action="store_true", help="also determinizations that know the hands"
+    )
     parser.add_argument("--save", metavar="FILE.npz", help="keep the roots in this new file")
     parser.add_argument(
         "--load", metavar="FILE.npz", help="report on roots saved before (plays nothing)"
@@ -216,7 +272,12 @@ def main(argv: Sequence[str] | None = None) -> int | None:
             roots, settings = load(args.load)
         else:
             collector = RootCollector(
-                args.game, args.players, args.rollout, args.determinizations, args.roots
+                args.game,
+                args.players,
+                args.rollout,
+                args.determinizations,
+                args.roots,
+                args.oracle,
             )
             settings = {**asdict(collector), "seeds": args.seeds}
             started = time.perf_counter()

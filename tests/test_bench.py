@@ -52,14 +52,16 @@ def test_search_gain_saves_roots_that_report_the_same_and_are_never_overwritten(
     monkeypatch.syspath_prepend(str(BENCH))
     search_gain = importlib.import_module("search_gain")
     saved = tmp_path / "roots.npz"
-    assert search_gain.main(["--smoke", "--workers", "1", "--save", str(saved)]) is None
+    assert search_gain.main(["--smoke", "--oracle", "--workers", "1", "--save", str(saved)]) is None
     played = capsys.readouterr().out
+    assert "know the hidden hands" in played
     assert search_gain.main(["--load", str(saved)]) is None
     assert capsys.readouterr().out == played
     roots, settings = search_gain.load(str(saved))
     assert settings["game"] == "spinner" and len(roots) == 6
     for root in roots:
-        assert root.determinized.shape == (8, len(root.moves)) and 0 <= root.own < len(root.moves)
+        assert root.determinized.shape == root.informed.shape == (8, len(root.moves))
+        assert 0 <= root.own < len(root.moves)
         assert "hands" in json.loads(root.position)
     before = saved.read_bytes()
     assert search_gain.main(["--smoke", "--workers", "1", "--save", str(saved)]) == 2
