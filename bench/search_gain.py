@@ -92,7 +92,7 @@ class RootCollector:
         search = make_agent(f"pimc:rollout={self.rollout},determinizations=1")
         assert isinstance(search, PIMCAgent)
         rng = random.Random(seed)
-        oracle_rng = random.Random(f"oracle {seed}")  # the other tables alike with or without
+        oracle_rng = random.Random(f"oracle {seed}")  # its own: --oracle changes no other score
         chance = np.random.default_rng(seed)
         roots: list[Root] = []
         match = 0
@@ -147,9 +147,12 @@ class RootCollector:
 
 
 def refuse_existing(path: str) -> None:
-    """ValueError if ``path`` exists: saved roots are never overwritten."""
+    """ValueError if ``path`` exists (saved roots are never overwritten) or its folder
+    does not."""
     if Path(path).exists():
         raise ValueError(f"{path} exists: give a new file to save the roots in")
+    if not Path(path).resolve().parent.is_dir():
+        raise ValueError(f"{path}: no folder {Path(path).parent} to save the roots in")
 
 
 def save(path: str, roots: Sequence[Root], settings: dict[str, Any]) -> None:
@@ -171,24 +174,30 @@ def save(path: str, roots: Sequence[Root], settings: dict[str, Any]) -> None:
 
 
 def load(path: str) -> tuple[list[Root], dict[str, Any]]:
-    """The roots and settings :func:`save` wrote to ``path`` (nothing is unpickled)."""
+    """The roots and settings :func:`save` wrote to ``path`` (nothing is unpickled; files
+    saved before ``--oracle`` existed have no informed determinizations); ValueError if
+    it is not such a file."""
     with np.load(path, allow_pickle=False) as data:
-        ends = np.cumsum(data["num_moves"])
-        starts = ends - data["num_moves"]
-        determinized, true, informed = data["determinized"], data["true"], data["informed"]
-        moves, positions = data["moves"], data["positions"]
-        roots = [
-            Root(
-                int(own),
-                determinized[:, a:b],
-                true[a:b],
-                informed[:, a:b],
-                str(at),
-                tuple(map(str, moves[a:b])),
-            )
-            for own, a, b, at in zip(data["own"], starts, ends, positions, strict=True)
-        ]
-        return roots, json.loads(str(data["settings"]))
+        try:
+            ends = np.cumsum(data["num_moves"])
+            starts = ends - data["num_moves"]
+            determinized, true = data["determinized"], data["true"]
+            informed = data["informed"] if "informed" in data.files else np.zeros((0, len(true)))
+            moves, positions = data["moves"], data["positions"]
+            roots = [
+                Root(
+                    int(own),
+                    determinized[:, a:b],
+                    true[a:b],
+                    informed[:, a:b],
+                    str(position),
+                    tuple(map(str, moves[a:b])),
+                )
+                for own, a, b, position in zip(data["own"], starts, ends, positions, strict=True)
+            ]
+            return roots, json.loads(str(data["settings"]))
+        except KeyError as missing:
+            raise ValueError(f"{path} is not a file of saved roots: {missing}") from None
 
 
 def pick(scores: np.ndarray, own: int, margin: float | None) -> int:
@@ -201,25 +210,42 @@ def interval(gains: np.ndarray) -> str:
     return f"{gains.mean():+.3f} ± {1.96 * gains.std() / np.sqrt(len(gains)):.3f}"
 
 
+def gains(roots: Sequence[Root], picks: Sequence[int], values: Sequence[np.ndarray]) -> str:
+    """The mean gain of ``picks`` over each root's own move, each root's moves valued by
+    ``values``, with its 95% interval."""
+    differences = [v[p] - v[r.own] for r, p, v in zip(roots, picks, values, strict=True)]
+    return interval(np.array(differences))
+
+
+def switched(roots: Sequence[Root], picks: Sequence[int]) -> float:
+    """The share of ``picks`` that are not the root's own move."""
+    return float(np.mean([p != r.own for r, p in zip(roots, picks, strict=True)]))
+
+
+def budgets_up_to(total: int) -> list[int]:
+    """A quarter, half and all of ``total`` determinizations (the report's budgets)."""
+    return sorted({max(1, total // 4), max(1, total // 2), total})
+
+
+def margin_label(margin: float | None) -> str:
+    return "none" if margin is None else f"{margin:g}"
+
+
 def report(roots: Sequence[Root], margins: Sequence[float | None]) -> None:
     total = roots[0].determinized.shape[0]
-    budgets = sorted({max(1, total // 4), max(1, total // 2), total})
     print(f"{len(roots)} roots, gain over the rollout policy's move (points a decision, 95%):")
     print("determinizations | margin | plays another move | truth | model (held-out half)")
     held = [r.determinized[total // 2 :].mean(axis=0) for r in roots]
-    for budget in budgets:
+    for budget in budgets_up_to(total):
         for margin in margins:
             picks = [pick(r.determinized[:budget], r.own, margin) for r in roots]
-            truth = np.array([r.true[p] - r.true[r.own] for r, p in zip(roots, picks, strict=True)])
-            changed = np.mean([p != r.own for r, p in zip(roots, picks, strict=True)])
-            model = "-"
-            if 2 * budget <= total:
-                model = interval(
-                    np.array([h[p] - h[r.own] for h, r, p in zip(held, roots, picks, strict=True)])
-                )
-            shown = "none" if margin is None else f"{margin:g}"
-            print(f"{budget:>16} | {shown:>6} | {changed:>17.1%} | {interval(truth)} | {model}")
-    if roots[0].informed.shape[0]:
+            truth = gains(roots, picks, [r.true for r in roots])
+            model = gains(roots, picks, held) if 2 * budget <= total else "-"
+            shown = margin_label(margin)
+            print(
+                f"{budget:>16} | {shown:>6} | {switched(roots, picks):>17.1%} | {truth} | {model}"
+            )
+    if roots[0].informed.shape[0] >= 2:
         report_informed(roots, margins)
 
 
@@ -230,16 +256,13 @@ def report_informed(roots: Sequence[Root], margins: Sequence[float | None]) -> N
     held = [r.informed[total // 2 :].mean(axis=0) for r in roots]
     print("scored by the held-out half of the determinizations that know the hidden hands:")
     print("determinizations | margin | search: plays another, gain | given the hands: the same")
-    for budget in sorted({max(1, total // 4), max(1, total // 2)}):
+    for budget in [b for b in budgets_up_to(total) if 2 * b <= total]:
         for margin in margins:
             cells = []
-            for scores in ("determinized", "informed"):
-                picks = [pick(getattr(r, scores)[:budget], r.own, margin) for r in roots]
-                gains = [h[p] - h[r.own] for h, r, p in zip(held, roots, picks, strict=True)]
-                changed = np.mean([p != r.own for r, p in zip(roots, picks, strict=True)])
-                cells.append(f"{changed:.1%}, {interval(np.array(gains))}")
-            shown = "none" if margin is None else f"{margin:g}"
-            print(f"{budget:>16} | {shown:>6} | {cells[0]} | {cells[1]}")
+            for table in ([r.determinized for r in roots], [r.informed for r in roots]):
+                picks = [pick(t[:budget], r.own, margin) for t, r in zip(table, roots, strict=True)]
+                cells.append(f"{switched(roots, picks):.1%}, {gains(roots, picks, held)}")
+            print(f"{budget:>16} | {margin_label(margin):>6} | {cells[0]} | {cells[1]}")
 
 
 def main(argv: Sequence[str] | None = None) -> int | None:
@@ -266,33 +289,32 @@ def main(argv: Sequence[str] | None = None) -> int | None:
         args.determinizations, args.roots, args.seeds = 8, 3, [1, 2]
     margins = [None if m == "none" else float(m) for m in args.margins]
     try:
+        if args.roots < 1 or args.determinizations < 1:
+            raise ValueError("--roots and --determinizations must be at least 1")
         if args.save is not None:
             refuse_existing(args.save)  # before the collection, not after it
         if args.load is not None:
             roots, settings = load(args.load)
+            took = f"{settings['seconds']} s when saved"
         else:
-            collector = RootCollector(
-                args.game,
-                args.players,
-                args.rollout,
-                args.determinizations,
-                args.roots,
-                args.oracle,
-            )
-            settings = {**asdict(collector), "seeds": args.seeds}
-            started = time.perf_counter()
-            executor = Executor.from_args(args)
-            roots = [r for part in executor.map(collector, args.seeds, unit="seed") for r in part]
-            settings["seconds"] = round(time.perf_counter() - started)
-        if args.save is not None:
-            save(args.save, roots, settings)
+            make_agent(args.rollout)  # a bad spec fails here, not in a worker
     except (OSError, ValueError) as error:
         print(f"search_gain: {error}", file=sys.stderr)
         return 2
-    print(
-        f"{settings['game']}, {settings['players']} players, pimc:rollout={settings['rollout']}: "
-        f"{settings['seconds']} s"
-    )
+    if args.load is None:
+        collector = RootCollector(
+            args.game, args.players, args.rollout, args.determinizations, args.roots, args.oracle
+        )
+        settings = {**asdict(collector), "seeds": args.seeds}
+        started = time.perf_counter()
+        executor = Executor.from_args(args)
+        roots = [r for part in executor.map(collector, args.seeds, unit="seed") for r in part]
+        settings["seconds"] = round(time.perf_counter() - started)
+        took = f"{settings['seconds']} s"
+        if args.save is not None:
+            save(args.save, roots, settings)
+    game, players, rollout = settings["game"], settings["players"], settings["rollout"]
+    print(f"{game}, {players} players, pimc:rollout={rollout}: {took}")
     report(roots, margins)
     return None
 

@@ -9,6 +9,7 @@ import importlib
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
@@ -46,23 +47,58 @@ def test_each_benchmark_runs_in_smoke_mode(script, smoke, printed, monkeypatch, 
     assert printed in capsys.readouterr().out
 
 
-def test_search_gain_saves_roots_that_report_the_same_and_are_never_overwritten(
-    tmp_path, monkeypatch, capsys
-):
+@pytest.fixture
+def search_gain(monkeypatch):
     monkeypatch.syspath_prepend(str(BENCH))
-    search_gain = importlib.import_module("search_gain")
+    return importlib.import_module("search_gain")
+
+
+def test_search_gain_roots_survive_saving_field_for_field(search_gain, tmp_path):
+    collector = search_gain.RootCollector("spinner", 2, "greedy", 4, 3, oracle=True)
+    roots = collector.collect(5)
     saved = tmp_path / "roots.npz"
+    search_gain.save(str(saved), roots, {"game": "spinner"})
+    loaded, settings = search_gain.load(str(saved))
+    assert settings == {"game": "spinner"} and len(loaded) == len(roots) == 3
+    for root, back in zip(roots, loaded, strict=True):
+        assert back.own == root.own and back.moves == root.moves
+        assert back.position == root.position and "hands" in json.loads(back.position)
+        for table in ("determinized", "true", "informed"):
+            assert np.array_equal(getattr(back, table), getattr(root, table))
+        assert root.informed.shape == root.determinized.shape == (4, len(root.moves))
+    # A file saved before --oracle existed has no informed determinizations.
+    with np.load(saved) as data:
+        older = {name: data[name] for name in data.files if name != "informed"}
+    np.savez(tmp_path / "older.npz", **older)
+    for root in search_gain.load(str(tmp_path / "older.npz"))[0]:
+        assert root.informed.shape == (0, len(root.moves))
+    np.savez(tmp_path / "other.npz", own=np.zeros(3))
+    with pytest.raises(ValueError, match="not a file of saved roots"):
+        search_gain.load(str(tmp_path / "other.npz"))
+
+
+def test_search_gain_oracle_adds_a_table_and_changes_no_other(search_gain, tmp_path, capsys):
+    saved = tmp_path / "roots.npz"
+    assert search_gain.main(["--smoke", "--workers", "1"]) is None
+    plain = capsys.readouterr().out
     assert search_gain.main(["--smoke", "--oracle", "--workers", "1", "--save", str(saved)]) is None
-    played = capsys.readouterr().out
-    assert "know the hidden hands" in played
+    informed = capsys.readouterr().out
+    first_table = plain.splitlines()[1:]
+    assert informed.splitlines()[1 : 1 + len(first_table)] == first_table
+    assert "know the hidden hands" in informed and "know the hidden hands" not in plain
     assert search_gain.main(["--load", str(saved)]) is None
-    assert capsys.readouterr().out == played
-    roots, settings = search_gain.load(str(saved))
-    assert settings["game"] == "spinner" and len(roots) == 6
-    for root in roots:
-        assert root.determinized.shape == root.informed.shape == (8, len(root.moves))
-        assert 0 <= root.own < len(root.moves)
-        assert "hands" in json.loads(root.position)
-    before = saved.read_bytes()
+    assert capsys.readouterr().out.splitlines()[1:] == informed.splitlines()[1:]
+
+
+def test_search_gain_refuses_an_existing_file_before_playing(
+    search_gain, tmp_path, monkeypatch, capsys
+):
+    saved = tmp_path / "roots.npz"
+    saved.write_bytes(b"earlier roots")
+
+    def never(self, seed):
+        raise AssertionError("collected roots it could not save")
+
+    monkeypatch.setattr(search_gain.RootCollector, "collect", never)
     assert search_gain.main(["--smoke", "--workers", "1", "--save", str(saved)]) == 2
-    assert "exists" in capsys.readouterr().err and saved.read_bytes() == before
+    assert "exists" in capsys.readouterr().err and saved.read_bytes() == b"earlier roots"
