@@ -39,6 +39,7 @@ BENCH = Path(__file__).resolve().parent.parent / "bench"
         ("checkpoint_curve", "--smoke", "model_128_steps.zip"),
         ("policy_iteration_check", "--smoke", "mexican_train_r.safetensors: its valuation"),
         ("search_gain", "--smoke", "plays another move"),
+        ("belief_choices", "--smoke", "posterior less uniform"),
     ],
 )
 def test_each_benchmark_runs_in_smoke_mode(script, smoke, printed, monkeypatch, capsys):
