@@ -38,7 +38,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from spinner_env.belief import Belief
+from spinner_env.belief import Belief, dealt
 from spinner_env.match import Draw, MatchState
 
 ScoreMoves = Callable[[MatchState, list[Any]], Sequence[float]]
@@ -178,13 +178,8 @@ class ChoicePosterior:
         return [list(hand) for hand in hands], boneyard
 
     def determinize(self, rng: random.Random) -> MatchState:
-        """A copy of the state with a posterior deal and a fresh seed for later hands."""
-        hands, boneyard = self.sample_deal(rng)
-        world = self.state.copy()
-        world.hands = hands
-        world.boneyard = boneyard
-        world.seed = rng.getrandbits(62)
-        return world
+        """A copy of the state with a posterior deal (:func:`spinner_env.belief.dealt`)."""
+        return dealt(self.state, *self.sample_deal(rng), rng)
 
     def _advance(self, steps: int, rng: random.Random) -> None:
         assert self._deal is not None

@@ -34,13 +34,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from search_gain import interval, pick
+from search_gain import interval, own_games, pick
 from spinner_env.agents import make_agent
 from spinner_env.agents.posterior import ChoicePosterior, Decision, expert_model
-from spinner_env.agents.search import PIMCAgent, after_each, agent_move
+from spinner_env.agents.search import PIMCAgent, after_each
 from spinner_env.train.executor import Executor, add_arguments
 
-from spinner_env.belief import Belief
+from spinner_env.belief import Belief, dealt
 from spinner_env.games import game_spec
 from spinner_env.match import MatchState
 
@@ -74,44 +74,27 @@ class RootCollector:
     uniform_share: float
     share: float
     search: bool
-    max_hands: int | None = None
 
     def __call__(self) -> Callable[[int], list[Root]]:
         return self.collect
 
     def collect(self, seed: int) -> list[Root]:
-        spec = game_spec("mexican_train")
-        expert = make_agent("expert")
         search = make_agent("pimc:rollout=expert,determinizations=1")
         assert isinstance(search, PIMCAgent)
         model = expert_model()
         rng = random.Random(seed)
         chance = np.random.default_rng(seed)
         roots: list[Root] = []
-        match = 0
-        while len(roots) < self.roots:
-            state = spec.new_state(self.players, seed * 1000 + match)
-            match += 1
-            log: list[Decision] = []
-            while not state.match_over and len(roots) < self.roots:
-                legal = state.legal_moves()
-                move = (
-                    legal[0] if len(legal) == 1 else agent_move(expert, state, legal, spec.encoding)
-                )
-                if len(legal) > 1 and chance.random() < self.share:
-                    posterior = ChoicePosterior(
-                        state, log, model, self.temperature, self.uniform_share
-                    )
-                    roots.append(
-                        self._root(state, legal, legal.index(move), posterior, search, rng)
-                    )
-                log.append(Decision(state.copy(), move))
-                state.play_legal(move)
-                if state.hand_over and not state.match_over:
-                    if self.max_hands is not None and state.hand_number + 1 >= self.max_hands:
-                        break
-                    state.start_next_hand()
-                    log = []
+        log: list[Decision] = []  # the moves of the round in play
+        for state, legal, own in own_games("mexican_train", self.players, "expert", seed):
+            if len(roots) == self.roots:
+                break
+            if log and log[-1].before.hand_number != state.hand_number:
+                log = []  # a new round (of this match or the next)
+            if len(legal) > 1 and chance.random() < self.share:
+                posterior = ChoicePosterior(state, log, model, self.temperature, self.uniform_share)
+                roots.append(self._root(state, legal, own, posterior, search, rng))
+            log.append(Decision(state.copy(), legal[own]))
         return roots
 
     def _root(
@@ -139,9 +122,7 @@ class RootCollector:
             def scores(deals: list[Deal]) -> np.ndarray:
                 rows = []
                 for (hands, boneyard), seed in zip(deals, seeds, strict=True):
-                    world = state.copy()
-                    world.hands, world.boneyard = hands, boneyard
-                    world.seed = seed % 2**62  # a state seed is below 2**62
+                    world = dealt(state, hands, boneyard, random.Random(seed))
                     rows.append([s[me] for s in play_out(after_each(world, legal), seed)])
                 return np.array(rows) * 100
 
@@ -224,10 +205,9 @@ def main(argv: Sequence[str] | None = None) -> int | None:
     parser.add_argument("--margins", nargs="+", default=["1", "2"])
     add_arguments(parser, "the seeds")
     args = parser.parse_args(argv)
-    max_hands = None
     if args.smoke:
         args.players, args.roots, args.seeds, args.samples = 2, 2, [1], 4
-        args.search, args.share, max_hands = True, 0.5, 1
+        args.search, args.share = True, 0.5
     try:
         if args.roots < 1 or args.samples < 2:
             raise ValueError("--roots must be at least 1 and --samples at least 2")
@@ -240,7 +220,6 @@ def main(argv: Sequence[str] | None = None) -> int | None:
             args.uniform_share,
             args.share,
             args.search,
-            max_hands,
         )
         ChoicePosterior(
             game_spec("mexican_train").new_state(args.players, 0),

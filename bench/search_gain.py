@@ -34,11 +34,12 @@ with other margins, or analyses them otherwise, without playing anything.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import random
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -87,30 +88,17 @@ class RootCollector:
         return self.collect
 
     def collect(self, seed: int) -> list[Root]:
-        spec = game_spec(self.game)
-        policy = make_agent(self.rollout)
         search = make_agent(f"pimc:rollout={self.rollout},determinizations=1")
         assert isinstance(search, PIMCAgent)
         rng = random.Random(seed)
         oracle_rng = random.Random(f"oracle {seed}")  # its own: --oracle changes no other score
         chance = np.random.default_rng(seed)
         roots: list[Root] = []
-        match = 0
-        while len(roots) < self.roots:
-            state = spec.new_state(self.players, seed * 1000 + match)
-            match += 1
-            while not state.match_over and len(roots) < self.roots:
-                legal = state.legal_moves()
-                move = (
-                    legal[0] if len(legal) == 1 else agent_move(policy, state, legal, spec.encoding)
-                )
-                if len(legal) > 1 and chance.random() < ROOT_SHARE:
-                    roots.append(
-                        self._root(state, legal, legal.index(move), search, rng, oracle_rng)
-                    )
-                state.play_legal(move)
-                if state.hand_over and not state.match_over:
-                    state.start_next_hand()
+        for state, legal, own in own_games(self.game, self.players, self.rollout, seed):
+            if len(roots) == self.roots:
+                break
+            if len(legal) > 1 and chance.random() < ROOT_SHARE:
+                roots.append(self._root(state, legal, own, search, rng, oracle_rng))
         return roots
 
     def _root(
@@ -144,6 +132,25 @@ class RootCollector:
             json.dumps(state.to_dict()),  # type: ignore[attr-defined]  # both games' states
             tuple(str(m) for m in legal),
         )
+
+
+def own_games(
+    game: str, players: int, policy: str, seed: int
+) -> Iterator[tuple[MatchState, list[Any], int]]:
+    """The decisions of ``policy``'s own matches (every seat, full matches of seeds
+    ``seed * 1000``, ``seed * 1000 + 1``, ...), without end: the position, its legal
+    moves and the index of the policy's move, played once the caller asks for the next."""
+    spec = game_spec(game)
+    agent = make_agent(policy)
+    for match in itertools.count():
+        state = spec.new_state(players, seed * 1000 + match)
+        while not state.match_over:
+            legal = state.legal_moves()
+            move = legal[0] if len(legal) == 1 else agent_move(agent, state, legal, spec.encoding)
+            yield state, legal, legal.index(move)
+            state.play_legal(move)
+            if state.hand_over and not state.match_over:
+                state.start_next_hand()
 
 
 def refuse_existing(path: str) -> None:

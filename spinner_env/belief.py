@@ -263,14 +263,20 @@ class Belief:
         return hands, boneyard
 
     def determinize(self, rng: random.Random) -> MatchState:
-        """A copy of the state with a sampled deal, and a fresh seed for the later hands
-        (the real seed would tell the coming deals)."""
-        hands, boneyard = self.sample_deal(rng)
-        world = self.state.copy()
-        world.hands = hands
-        world.boneyard = boneyard
-        world.seed = rng.getrandbits(62)
-        return world
+        """A copy of the state with a sampled deal (:func:`dealt`)."""
+        return dealt(self.state, *self.sample_deal(rng), rng)
 
 
-__all__ = ["MAX_STATES", "Belief", "DealSampler"]
+def dealt(
+    state: MatchState, hands: list[list[Tile]], boneyard: list[Tile], rng: random.Random
+) -> MatchState:
+    """A copy of ``state`` holding ``hands`` and ``boneyard``, with a fresh seed from
+    ``rng`` for the later hands (the real seed would tell the coming deals)."""
+    world = state.copy()
+    world.hands = hands
+    world.boneyard = boneyard
+    world.seed = rng.getrandbits(62)
+    return world
+
+
+__all__ = ["MAX_STATES", "Belief", "DealSampler", "dealt"]
