@@ -25,9 +25,13 @@ later hands). Any game of the suite, 2 to 8 players.
 
 Rollouts play the determinization to the end of the hand (``score=points``: each seat
 scores its hand point difference, S7 / M6.2, as ``hand_score_difference``) or of the match
-(``score=match``: the zero-sum match outcome, S7.2 / M6.3) with ``random`` moves, or any
-agent ``make_agent`` builds (``greedy``, ``heuristic``, ``expert``, ``checkpoint`` or a
-policy file).
+(``score=match``: the zero-sum match outcome, S7.2 / M6.3). ``score=equity`` plays to the
+end of the hand and scores the match outcome each seat may expect from the totals the
+hand leaves and the hands still to play (:func:`match_equity`: each seat's points in each
+later hand as a normal draw of standard deviation ``spread``; the last hand's outcome
+exactly), as cheap as ``points`` and aware of the match as ``match`` is. They play with
+``random`` moves, or any agent ``make_agent`` builds (``greedy``, ``heuristic``,
+``expert``, ``checkpoint`` or a policy file).
 
 Asked what they saw (``act_explained``), both show a ``search`` view: each legal move's
 visits (PIMC: the determinizations done, every move rolled out in each; ISMCTS: its root
@@ -98,10 +102,15 @@ if typing.TYPE_CHECKING:  # numba loads only when a rollout first needs the batc
     from spinner_env.batched.policy_rollout import PolicyRollouts
     from spinner_env.batched.rollout import BatchedRollouts
 
-SCORES = ("points", "match")
+SCORES = ("points", "match", "equity")
 VALUE_TARGETS = {"points": ("hand_score", "hand"), "match": ("match", "match")}
 """The env's reward and episode whose undiscounted return is each score: what a value head
-must predict to cut rollouts off (option ``cutoff``)."""
+must predict to cut rollouts off (option ``cutoff``; not with ``equity``)."""
+SPREAD = 25.0
+"""Points: the standard deviation of a seat's points in one hand that ``score=equity``
+assumes by default (the Mexican Train expert's at 4 players: 24.6 over 78 hands)."""
+EQUITY_NODES = 24
+"""Gauss-Hermite nodes of :func:`match_equity`'s integral over one seat's later points."""
 ENGINES = ("auto", "batched", "reference")
 FINAL_CHOICES = ("visits", "mean")
 NONE = type(None)
@@ -134,6 +143,8 @@ class SearchOptions:
     cutoff: int | None = None
     """Decisions (with a choice) a rollout plays before the rollout policy's value head
     scores the position for every seat; None: rollouts play to the end."""
+    spread: float = SPREAD
+    """``score=equity``: the standard deviation of a seat's points in one later hand."""
 
     DEFAULT_ITERATIONS: typing.ClassVar[int] = 400
     NAME: typing.ClassVar[str] = "search"
@@ -156,6 +167,10 @@ class SearchOptions:
             raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {self.engine!r}")
         if self.cutoff is not None and self.cutoff < 0:
             raise ValueError(f"cutoff must be a number of decisions >= 0, got {self.cutoff}")
+        if self.cutoff is not None and self.score not in VALUE_TARGETS:
+            raise ValueError(f"cutoff needs score=points or score=match, not {self.score}")
+        if not 0 < self.spread < math.inf:
+            raise ValueError(f"spread must be a positive number of points, got {self.spread}")
 
     @property
     def budget(self) -> int:
@@ -279,11 +294,19 @@ class SearchAgent(Agent):
         if batched is not None:
             if self._by_policy(game) and self._rollout_agent is not None:
                 self._rollout_agent.seed(rng.getrandbits(64))  # as _policy seeds it
-            return batched.play_out
-        policy = self._policy(encoding, rng)
-        return lambda worlds, seed: [
-            self._rollout(w, policy, random.Random(seed), encoding) for w in worlds
-        ]
+            play_out: PlayOut = batched.play_out
+        else:
+            policy = self._policy(encoding, rng)
+
+            def play_out(worlds: list[MatchState], seed: int) -> list[list[float]]:
+                return [self._rollout(w, policy, random.Random(seed), encoding) for w in worlds]
+
+        if self.options.score != "equity":
+            return play_out
+        # Every world is the game's hand played on: the totals before it are the game's.
+        totals, later = list(game.totals), game.num_hands - game.hand_number - 1
+        spread = self.options.spread
+        return lambda worlds, seed: match_equity(totals, play_out(worlds, seed), later, spread)
 
     def _check_value_head(self) -> None:
         """ValueError unless the rollout policy has a value head that predicts the score."""
@@ -393,7 +416,7 @@ class SearchAgent(Agent):
                     return [float(value(encoding.observation(world, s))) for s in seats]
                 world.play_legal(policy(world, legal, rng))
                 decisions += 1
-            if self.options.score == "points":
+            if self.options.score != "match":
                 return hand_score_difference(world.results[-1].points)
             if world.match_over:
                 return zero_sum_outcome(world.totals)
@@ -611,6 +634,55 @@ def pimc_choice(
     difference = totals[best] - totals[policy_move]
     ahead = clearly_ahead(difference, squared_differences[best], count, margin)
     return best if ahead else policy_move
+
+
+def match_equity(
+    totals: Sequence[int],
+    hand_scores: Sequence[Sequence[float]],
+    later_hands: int,
+    spread: float,
+) -> list[list[float]]:
+    """Each seat's expected zero-sum match outcome (``zero_sum_outcome``: +1 to win, -1/(n-1)
+    to lose) once a hand ends, for each row of ``hand_scores`` (every seat's
+    ``hand_score_difference`` of that hand, from which the points follow up to a constant
+    that no outcome depends on), given the ``totals`` before the hand and ``later_hands``
+    still to play. After the last hand the outcome is exact; else each seat adds a normal
+    draw of standard deviation ``spread * sqrt(later_hands)`` and the lowest total wins: a
+    seat's chance is the integral over its draw z of the chance that every other's total
+    ends above its own, ``prod_j Phi((U_j - U_i) / s - z)``, by Gauss-Hermite quadrature."""
+    n = len(totals)
+    scores = np.asarray(hand_scores, dtype=np.float64).reshape(-1, n)
+    # hand_score_difference is (T - n p) / (100 (n - 1)): the points less their mean.
+    points = -scores * 100 * (n - 1) / n
+    ends = np.asarray(totals, np.float64) + np.round(points - points[:, :1]) + points[:, :1]
+    if later_hands == 0:
+        return [zero_sum_outcome(list(np.round(row - row.min()).astype(int))) for row in ends]
+    nodes, weights = _hermite()
+    s = spread * math.sqrt(later_hands)
+    gaps = (ends[:, None, :] - ends[:, :, None]) / s  # [row, i, j]: (U_j - U_i) / s
+    above = _normal_cdf(gaps[..., None] - nodes)  # [row, i, j, node]
+    above[:, np.arange(n), np.arange(n), :] = 1.0  # a seat does not race itself
+    chance = (above.prod(axis=2) * weights).sum(axis=-1)
+    return ((n * chance - 1) / (n - 1)).tolist()
+
+
+@functools.cache
+def _hermite() -> tuple[np.ndarray, np.ndarray]:
+    """Nodes and weights for the mean of a function of a standard normal."""
+    nodes, weights = np.polynomial.hermite_e.hermegauss(EQUITY_NODES)
+    return nodes, weights / math.sqrt(2 * math.pi)
+
+
+def _normal_cdf(x: np.ndarray) -> np.ndarray:
+    """The standard normal distribution function, to within 1e-7 (Abramowitz and Stegun
+    7.1.26 for erf: numpy has none, and scipy is not a dependency of the agents)."""
+    z = np.abs(x) / math.sqrt(2)
+    t = 1 / (1 + 0.3275911 * z)
+    poly = t * (
+        0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429)))
+    )
+    half_tail = 0.5 * poly * np.exp(-z * z)
+    return np.where(x >= 0, 1 - half_tail, half_tail)
 
 
 def clearly_ahead(difference: float, squares: float, count: int, margin: float) -> bool:

@@ -3,6 +3,7 @@ the ISMCTS tree's bookkeeping, and whole matches through ``spinner_env.train.eva
 
 from __future__ import annotations
 
+import math
 import random
 from pathlib import Path
 
@@ -19,9 +20,11 @@ from spinner_env.agents.search import (
     _Node,
     after_each,
     clearly_ahead,
+    match_equity,
 )
 from spinner_env.train.evaluate import tournament
 
+from spinner_env.aec import hand_score_difference, zero_sum_outcome
 from spinner_env.belief import Belief
 from spinner_env.games import game_spec
 from spinner_env.match import MatchState
@@ -72,6 +75,9 @@ def choose(agent_spec: str, state: MatchState, legal: np.ndarray, seed: int) -> 
         ("pimc:margin=1,rollout=random", "rollout=random has no move of its own"),
         ("ismcts:margin=1", "unknown option 'margin' for ismcts"),
         ("ismcts:rollout=nobody", "unknown agent 'nobody'"),
+        ("pimc:score=equity,spread=0", "spread must be a positive number"),
+        ("pimc:score=equity,spread=inf", "spread must be a positive number"),
+        ("ismcts:score=equity,cutoff=3", "cutoff needs score=points or score=match"),
         ("mcts:iterations=5", "unknown agent"),
     ],
 )
@@ -257,6 +263,43 @@ def test_both_engines_find_the_same_pimc_scores(game: str, rollout: str) -> None
     search. (The Mexican Train expert plays there through its batched twin.)"""
     batched, reference = engine_scores(game, 3, f"pimc:iterations=4,rollout={rollout}", 4)
     np.testing.assert_allclose(batched, reference)
+
+
+@pytest.mark.parametrize("game", ["spinner", "mexican_train"])
+def test_both_engines_find_the_same_equity_scores(game: str) -> None:
+    """``score=equity`` turns the same hand play-outs into the same expected outcomes on
+    both engines, each a zero-sum row (S7.2 / M6.3)."""
+    batched, reference = engine_scores(game, 3, "pimc:iterations=3,rollout=expert,score=equity", 3)
+    np.testing.assert_allclose(batched, reference)
+    np.testing.assert_allclose(batched.sum(axis=1), 0, atol=1e-6)
+
+
+def test_s7_2_m6_3_after_the_last_hand_equity_is_the_match_outcome() -> None:
+    """With no hand to follow, a hand's points decide: the lowest total wins, ties share."""
+    totals = [40, 31, 52]
+    for points in ([0, 9, 1], [0, 10, 3], [5, 14, 0]):
+        (row,) = match_equity(totals, [hand_score_difference(points)], 0, 25.0)
+        ends = [t + p for t, p in zip(totals, points, strict=True)]
+        np.testing.assert_allclose(row, zero_sum_outcome(ends))
+    assert match_equity(totals, [hand_score_difference([0, 9, 3])], 0, 25.0)[0][:2] == [
+        0.25,
+        0.25,
+    ]  # 40 and 40: a tie for the win
+
+
+def test_equity_is_the_chance_of_the_lowest_total_after_normal_later_hands() -> None:
+    """Two players, one hand to follow: seat 0 wins when its later points stay below seat
+    1's plus the gap, a normal difference of standard deviation spread * sqrt(2)."""
+    (row,) = match_equity([30, 20], [hand_score_difference([0, 25])], 1, 20.0)
+    chance = 0.5 * (1 + math.erf(15 / (20.0 * math.sqrt(2)) / math.sqrt(2)))
+    np.testing.assert_allclose(row, [2 * chance - 1, 1 - 2 * chance], atol=1e-6)
+    # The more hands to follow, the less a lead is worth; equal seats stay level.
+    leads = [
+        match_equity([0, 30, 30, 30], [[0, 0, 0, 0]], later, 25.0)[0][0] for later in (1, 4, 12)
+    ]
+    assert leads[0] > leads[1] > leads[2] > 0
+    level = match_equity([5, 5, 5, 5], [[0, 0, 0, 0]], 6, 25.0)[0]
+    np.testing.assert_allclose(level, 0, atol=1e-6)
 
 
 def engine_scores(
