@@ -23,7 +23,10 @@ the boneyard), both uniformly drawn (a symmetric proposal); a swap that breaks a
 refused (the prior is uniform over consistent deals); accept with the ratio of the
 likelihoods of the one or two opponents whose hands changed. Each opponent's
 log-likelihood is memoised by its hand. Samples are ``thin`` steps apart after
-``burn_in``; the boneyard order is shuffled uniformly for each.
+``burn_in``; the boneyard order is shuffled uniformly for each. Swaps reach every
+consistent deal except in a rare corner: with the boneyard empty, three or more opponents
+whose voids forbid each other's tiles in a cycle may only be able to trade all at once,
+and the chain then stays among the deals it started from.
 
 Plain Python over the engine's states; the valuation is any ``scores(state, moves)``
 (the Mexican Train expert's, by default in :func:`expert_model`), read for the seat to
@@ -138,9 +141,12 @@ class ChoicePosterior:
                 since_draw = []
             elif hasattr(decision.move, "tile"):
                 since_draw.append(decision)
+        unseen = {*(t for hand in self.state.hands for t in hand), *self.state.boneyard}
         placed_from: list[Any] = []
         window = []
         for decision in reversed(since_draw):
+            if decision.move.tile in unseen:
+                raise ValueError(f"{decision.move} is logged but its tile is not on the table")
             placed_from = [decision.move.tile, *placed_from]
             window.append((decision, placed_from))
         return window[::-1]

@@ -74,6 +74,8 @@ class RootCollector:
     uniform_share: float
     share: float
     search: bool
+    burn_in: int
+    thin: int
 
     def __call__(self) -> Callable[[int], list[Root]]:
         return self.collect
@@ -83,6 +85,7 @@ class RootCollector:
         assert isinstance(search, PIMCAgent)
         model = expert_model()
         rng = random.Random(seed)
+        search_rng = random.Random(f"search {seed}")  # its own: --search changes no mass
         chance = np.random.default_rng(seed)
         roots: list[Root] = []
         log: list[Decision] = []  # the moves of the round in play
@@ -92,8 +95,16 @@ class RootCollector:
             if log and log[-1].before.hand_number != state.hand_number:
                 log = []  # a new round (of this match or the next)
             if len(legal) > 1 and chance.random() < self.share:
-                posterior = ChoicePosterior(state, log, model, self.temperature, self.uniform_share)
-                roots.append(self._root(state, legal, own, posterior, search, rng))
+                posterior = ChoicePosterior(
+                    state,
+                    log,
+                    model,
+                    self.temperature,
+                    self.uniform_share,
+                    burn_in=self.burn_in,
+                    thin=self.thin,
+                )
+                roots.append(self._root(state, legal, own, posterior, search, rng, search_rng))
             log.append(Decision(state.copy(), legal[own]))
         return roots
 
@@ -105,18 +116,19 @@ class RootCollector:
         posterior: ChoicePosterior,
         search: PIMCAgent,
         rng: random.Random,
+        search_rng: random.Random,
     ) -> Root:
         me = state.current
         uniform_deals = [Belief(state).sample_deal(rng) for _ in range(self.samples)]
         posterior_deals = [posterior.sample_deal(rng) for _ in range(self.samples)]
         tables = [np.zeros((0, len(legal)))] * 3
         if self.search:
-            play_out = search._play_out(state, game_spec("mexican_train").encoding, rng)
-            seeds = [rng.getrandbits(63) for _ in range(self.samples)]
+            play_out = search._play_out(state, game_spec("mexican_train").encoding, search_rng)
+            seeds = [search_rng.getrandbits(63) for _ in range(self.samples)]
             informed_deals = []
             for _ in range(self.samples):
                 boneyard = list(state.boneyard)
-                rng.shuffle(boneyard)
+                search_rng.shuffle(boneyard)
                 informed_deals.append(([list(h) for h in state.hands], boneyard))
 
             def scores(deals: list[Deal]) -> np.ndarray:
@@ -201,6 +213,8 @@ def main(argv: Sequence[str] | None = None) -> int | None:
     parser.add_argument("--temperature", type=float, default=3.0)
     parser.add_argument("--uniform-share", type=float, default=0.1)
     parser.add_argument("--share", type=float, default=0.1, help="decisions that become roots")
+    parser.add_argument("--burn-in", type=int, default=200, help="the posterior chain's")
+    parser.add_argument("--thin", type=int, default=10, help="chain steps between deals")
     parser.add_argument("--search", action="store_true", help="also the margin search's gain")
     parser.add_argument("--margins", nargs="+", default=["1", "2"])
     add_arguments(parser, "the seeds")
@@ -211,6 +225,8 @@ def main(argv: Sequence[str] | None = None) -> int | None:
     try:
         if args.roots < 1 or args.samples < 2:
             raise ValueError("--roots must be at least 1 and --samples at least 2")
+        if not 0 < args.share <= 1:
+            raise ValueError(f"--share must be in (0, 1], got {args.share}")
         margins = [None if m == "none" else float(m) for m in args.margins]
         collector = RootCollector(
             args.players,
@@ -220,6 +236,8 @@ def main(argv: Sequence[str] | None = None) -> int | None:
             args.uniform_share,
             args.share,
             args.search,
+            args.burn_in,
+            args.thin,
         )
         ChoicePosterior(
             game_spec("mexican_train").new_state(args.players, 0),
@@ -227,6 +245,8 @@ def main(argv: Sequence[str] | None = None) -> int | None:
             expert_model(),
             args.temperature,
             args.uniform_share,
+            burn_in=args.burn_in,
+            thin=args.thin,
         )  # bad settings fail here
     except ValueError as error:
         print(f"belief_choices: {error}", file=sys.stderr)
@@ -236,7 +256,8 @@ def main(argv: Sequence[str] | None = None) -> int | None:
     roots = [r for part in executor.map(collector, args.seeds, unit="seed") for r in part]
     print(
         f"mexican_train, {args.players} players, temperature {args.temperature:g}, uniform share"
-        f" {args.uniform_share:g}, {args.samples} deals: {time.perf_counter() - started:.0f} s"
+        f" {args.uniform_share:g}, {args.samples} deals (chain: burn-in {args.burn_in}, thin"
+        f" {args.thin}): {time.perf_counter() - started:.0f} s"
     )
     report(roots, margins, args.search)
     return None

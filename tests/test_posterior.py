@@ -105,6 +105,119 @@ def test_m7_the_chain_samples_the_exact_posterior():
         assert abs(counts[tile] / samples - exact[tile]) < 0.05, (tile, counts, exact)
 
 
+def test_m7_the_chain_samples_the_exact_posterior_of_two_opponents_and_a_void():
+    """Three players: seats 1 and 2 each started their train with a 12 where a heavier one
+    might have gone, and seat 2 has shown void in 9. The chain's marginals, over swaps
+    between the two hands and with the boneyard, match the enumerated posterior."""
+    h1, h2, bone = "12-0 12-5 3-4 9-1", "12-1 12-7 5-6 2-2", "12-9 12-3 8-8"
+    named = {T(t) for t in f"{h1} {h2} {bone}".split()}
+    engine = MexicanTile.of(12, 12)
+    observer = [t for t in MexicanTile.all_tiles() if t not in named and t is not engine]
+    state = MexicanTrainState.from_position(
+        [observer, h1, h2], bone, MexicanTrainRules(num_players=3), current=1
+    )
+    log = []
+    for placement in ("0-12 on own train", "1-12 on own train"):
+        move = next(m for m in state.legal_moves() if str(m) == placement)
+        log.append(Decision(state.copy(), move))
+        state.play_legal(move)
+    state.voids[2] = {9}
+    posterior = ChoicePosterior(state, log, pips, 3.0, 0.1, burn_in=100, thin=3)
+    hidden = [*state.hands[1], *state.hands[2], *state.boneyard]
+    weights = {}
+    for first in itertools.combinations(hidden, 3):
+        rest = [t for t in hidden if t not in first]
+        for second in itertools.combinations(rest, 3):
+            if not any(t.has(9) for t in second):
+                weights[first, second] = math.exp(
+                    posterior.log_likelihood(1, first) + posterior.log_likelihood(2, second)
+                )
+    total = sum(weights.values())
+    exact = {
+        (seat, t): sum(w for hands, w in weights.items() if t in hands[seat - 1]) / total
+        for seat in (1, 2)
+        for t in hidden
+    }
+    rng = random.Random(1)
+    samples = 8000
+    counts = dict.fromkeys(exact, 0)
+    for _ in range(samples):
+        hands, _ = posterior.sample_deal(rng)
+        assert not any(t.has(9) for t in hands[2])
+        for seat in (1, 2):
+            for tile in hands[seat]:
+                counts[seat, tile] += 1
+    assert max(exact.values()) - min(exact.values()) > 0.5  # far from uniform
+    for key, chance in exact.items():
+        assert abs(counts[key] / samples - chance) < 0.04, (key, counts[key] / samples, chance)
+
+
+def expert_rounds(players: int, seed: int, rounds: int):
+    """The expert's own moves over the first ``rounds`` rounds of a match: each position
+    with the round's log before it and the move."""
+    spec = game_spec("mexican_train")
+    expert = make_agent("expert")
+    state = spec.new_state(players, seed)
+    log: list[Decision] = []
+    while state.hand_number < rounds and not state.match_over:
+        legal = state.legal_moves()
+        move = legal[0] if len(legal) == 1 else agent_move(expert, state, legal, spec.encoding)
+        yield state, log, move
+        log.append(Decision(state.copy(), move))
+        state.play_legal(move)
+        if state.hand_over and not state.match_over:
+            state.start_next_hand()
+            log = []
+
+
+def test_m4_m5_each_window_rebuilds_the_hand_the_seat_held():
+    """Over the expert's games of 2 to 8 players: for every opponent, its hand at each
+    placement since its last draw is its hand now plus what it placed from then on, after
+    draws (M4.2) and in the extra placement after a double (M5.2) too."""
+    checked = after_draw = after_double = 0
+    for players in (2, 4, 8):
+        for state, log, _ in expert_rounds(players, 200 + players, 2):
+            if state.drew_this_turn:
+                continue  # the posterior is for a seat to act before it draws
+            posterior = ChoicePosterior(state, log, pips, burn_in=0)
+            for seat, window in posterior.windows.items():
+                for decision, placed in window:
+                    held = sorted(t.index for t in [*state.hands[seat], *placed])
+                    assert held == sorted(t.index for t in decision.before.hands[seat])
+                    checked += 1
+                    after_draw += decision.before.drew_this_turn
+                    after_double += decision.before.extra_placement
+    assert checked > 1000 and after_draw > 10 and after_double > 10
+
+
+def test_m7_the_likelihood_reads_no_other_hidden_tile():
+    """The opponent model's chance of a choice is the same whatever the other hands and
+    the boneyard hold: it reads the acting seat's hand and the public record only."""
+    model = expert_model()
+    rng = random.Random(0)
+    compared = 0
+    for state, _, move in expert_rounds(4, 31, 2):
+        if not hasattr(move, "tile") or len(state.legal_moves()) < 2:
+            continue
+        me = state.current
+        shuffled = state.copy()
+        pool = [t for s in range(4) if s != me for t in shuffled.hands[s]] + shuffled.boneyard
+        rng.shuffle(pool)
+        for seat in range(4):
+            if seat != me:
+                shuffled.hands[seat], pool = (
+                    pool[: len(state.hands[seat])],
+                    pool[len(state.hands[seat]) :],
+                )
+        shuffled.boneyard = pool
+        hand = state.hands[me]
+        assert choice_log_likelihood(state, hand, move, model, 3.0, 0.1) == (
+            choice_log_likelihood(shuffled, hand, move, model, 3.0, 0.1)
+        )
+        compared += 1
+    assert compared > 20
+
+
 def test_m7_posterior_deals_keep_sizes_voids_and_the_observers_tiles():
     """Over the expert's own 4-player games: every deal gives each seat its size, no seat a
     tile of a value it was shown void in, the observer its own hand, and the hidden tiles
@@ -173,5 +286,8 @@ def test_posterior_refuses_bad_settings_and_other_rounds_decisions():
     later.hand_number = 1
     with pytest.raises(ValueError, match="round"):
         ChoicePosterior(later, decisions, pips)
+    before = decisions[0].before
+    with pytest.raises(ValueError, match="not on the table"):
+        ChoicePosterior(before, decisions, pips, observer=0)  # a move not yet made
     with pytest.raises(ValueError, match="mexican_train"):
         expert_model("spinner")
