@@ -122,7 +122,7 @@ def test_m7_the_chain_samples_the_exact_posterior_of_two_opponents_and_a_void():
         log.append(Decision(state.copy(), move))
         state.play_legal(move)
     state.voids[2] = {9}
-    posterior = ChoicePosterior(state, log, pips, 3.0, 0.1, burn_in=100, thin=3)
+    posterior = ChoicePosterior(state, log, pips, 1.0, 0.05, burn_in=100, thin=6)
     hidden = [*state.hands[1], *state.hands[2], *state.boneyard]
     weights = {}
     for first in itertools.combinations(hidden, 3):
@@ -139,7 +139,7 @@ def test_m7_the_chain_samples_the_exact_posterior_of_two_opponents_and_a_void():
         for t in hidden
     }
     rng = random.Random(1)
-    samples = 8000
+    samples = 20000  # the chain's error here is under 0.01; dropping a seat's part, 0.05
     counts = dict.fromkeys(exact, 0)
     for _ in range(samples):
         hands, _ = posterior.sample_deal(rng)
@@ -149,7 +149,7 @@ def test_m7_the_chain_samples_the_exact_posterior_of_two_opponents_and_a_void():
                 counts[seat, tile] += 1
     assert max(exact.values()) - min(exact.values()) > 0.5  # far from uniform
     for key, chance in exact.items():
-        assert abs(counts[key] / samples - chance) < 0.04, (key, counts[key] / samples, chance)
+        assert abs(counts[key] / samples - chance) < 0.025, (key, counts[key] / samples, chance)
 
 
 def expert_rounds(players: int, seed: int, rounds: int):
