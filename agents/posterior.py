@@ -41,7 +41,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from spinner_env.belief import Belief, dealt
+from spinner_env.belief import Belief, dealt, free_of_voids
 from spinner_env.match import Draw, MatchState
 
 ScoreMoves = Callable[[MatchState, list[Any]], Sequence[float]]
@@ -141,11 +141,11 @@ class ChoicePosterior:
                 since_draw = []
             elif hasattr(decision.move, "tile"):
                 since_draw.append(decision)
-        unseen = {*(t for hand in self.state.hands for t in hand), *self.state.boneyard}
+        off_table = {*(t for hand in self.state.hands for t in hand), *self.state.boneyard}
         placed_from: list[Any] = []
         window = []
         for decision in reversed(since_draw):
-            if decision.move.tile in unseen:
+            if decision.move.tile in off_table:
                 raise ValueError(f"{decision.move} is logged but its tile is not on the table")
             placed_from = [decision.move.tile, *placed_from]
             window.append((decision, placed_from))
@@ -213,8 +213,8 @@ class ChoicePosterior:
             )
             seat_a, place_b = others[a], locations[b]
             x, y = hands[seat_a][i], tiles_at(place_b)[j]
-            if not (_allowed(y, self.state.voids[seat_a])) or (
-                place_b is not None and not _allowed(x, self.state.voids[place_b])
+            if not free_of_voids(y, self.state.voids[seat_a]) or (
+                place_b is not None and not free_of_voids(x, self.state.voids[place_b])
             ):
                 continue
             new_a = [*hands[seat_a][:i], y, *hands[seat_a][i + 1 :]]
@@ -239,10 +239,6 @@ def _pick(sizes: Sequence[int], index: int) -> tuple[int, int]:
             return location, index
         index -= size
     raise IndexError(index)
-
-
-def _allowed(tile: Any, voids: set[int]) -> bool:
-    return tile.low not in voids and tile.high not in voids
 
 
 def expert_model(game: str = "mexican_train") -> ScoreMoves:

@@ -34,13 +34,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from search_gain import interval, own_games, pick
+from search_gain import interval, margin_label, own_games, pick, switched
 from spinner_env.agents import make_agent
 from spinner_env.agents.posterior import ChoicePosterior, Decision, expert_model
 from spinner_env.agents.search import PIMCAgent, after_each
 from spinner_env.train.executor import Executor, add_arguments
 
-from spinner_env.belief import Belief, dealt
+from spinner_env.belief import dealt
 from spinner_env.games import game_spec
 from spinner_env.match import MatchState
 
@@ -119,7 +119,7 @@ class RootCollector:
         search_rng: random.Random,
     ) -> Root:
         me = state.current
-        uniform_deals = [Belief(state).sample_deal(rng) for _ in range(self.samples)]
+        uniform_deals = [posterior.belief.sample_deal(rng) for _ in range(self.samples)]
         posterior_deals = [posterior.sample_deal(rng) for _ in range(self.samples)]
         tables = [np.zeros((0, len(legal)))] * 3
         if self.search:
@@ -186,20 +186,17 @@ def report(roots: Sequence[Root], margins: Sequence[float | None], search: bool)
         "margin | uniform: plays another, gain | posterior: plays another, gain"
         " | posterior less uniform"
     )
+    informed = [r.informed.mean(axis=0) for r in roots]
     for margin in margins:
         cells, values = [], []
         for table in ("uniform", "posterior"):
             picks = [pick(getattr(r, table), r.own, margin) for r in roots]
             value = np.array(
-                [
-                    r.informed.mean(axis=0)[p] - r.informed.mean(axis=0)[r.own]
-                    for r, p in zip(roots, picks, strict=True)
-                ]
+                [v[p] - v[r.own] for r, p, v in zip(roots, picks, informed, strict=True)]
             )
-            switched = np.mean([p != r.own for r, p in zip(roots, picks, strict=True)])
-            cells.append(f"{switched:.1%}, {interval(value)}")
+            cells.append(f"{switched(roots, picks):.1%}, {interval(value)}")
             values.append(value)
-        label = "none" if margin is None else f"{margin:g}"
+        label = margin_label(margin)
         print(f"{label:>6} | {cells[0]} | {cells[1]} | {interval(values[1] - values[0])}")
 
 

@@ -46,7 +46,7 @@ and drawn again: rejection from a uniform proposal over a superset, still exact.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from math import factorial, prod
 
 from spinner_env.match import MatchState
@@ -59,7 +59,8 @@ MAX_REJECTIONS = 100_000
 constraining groups are always counted exactly)."""
 
 
-def _allowed(tile: Tile, voids: frozenset[int]) -> bool:
+def free_of_voids(tile: Tile, voids: Collection[int]) -> bool:
+    """Whether ``tile`` has no half among ``voids``: a seat void in them may hold it."""
     return tile.low not in voids and tile.high not in voids
 
 
@@ -90,7 +91,7 @@ class DealSampler:
         self.voids = [frozenset(v) for v in voids]
 
         forbidden_by_location = [
-            frozenset(t for t in self.tiles if not _allowed(t, v)) for v in self.voids
+            frozenset(t for t in self.tiles if not free_of_voids(t, v)) for v in self.voids
         ]
         by_forbidden: dict[frozenset[Tile], list[int]] = {}
         for location, forbidden in enumerate(forbidden_by_location):
@@ -170,7 +171,7 @@ class DealSampler:
         for _ in range(MAX_REJECTIONS):
             deal = self._propose(rng)
             if all(
-                all(_allowed(t, self.voids[loc]) for t in deal[loc])
+                all(free_of_voids(t, self.voids[loc]) for t in deal[loc])
                 for loc in self.checked_locations
             ):
                 return deal
@@ -279,4 +280,4 @@ def dealt(
     return world
 
 
-__all__ = ["MAX_STATES", "Belief", "DealSampler", "dealt"]
+__all__ = ["MAX_STATES", "Belief", "DealSampler", "dealt", "free_of_voids"]
