@@ -26,6 +26,12 @@ With ``--oracle`` each root also gets as many determinizations that know the hid
 pick of a search given the hands, by the held-out half of them (what the move is worth
 with the hands as they are): how much better beliefs could be worth.
 
+The budgets are a quarter, half and all of the determinizations unless ``--budgets``
+names others. Under the table two lines bound what any budget could gain by the model (the
+one-step improvement on the rollout policy, at this belief): the best move by one quarter
+of the determinizations, scored by another (too low: the pick is noisy), and the best by
+the held-out half, scored by itself (too high: it is scored by its own noise).
+
 ``--save FILE.npz`` keeps every root (its position as ``to_dict`` JSON, its legal moves,
 the policy's move and both score tables) so that ``--load FILE.npz`` reports on them again,
 with other margins, or analyses them otherwise, without playing anything.
@@ -238,12 +244,17 @@ def margin_label(margin: float | None) -> str:
     return "none" if margin is None else f"{margin:g}"
 
 
-def report(roots: Sequence[Root], margins: Sequence[float | None]) -> None:
+def report(
+    roots: Sequence[Root], margins: Sequence[float | None], budgets: Sequence[int] | None = None
+) -> None:
+    """The gain table for ``budgets`` (default :func:`budgets_up_to` the determinizations),
+    the model's bounds on any budget's gain and, with informed determinizations, the
+    second table (module docstring)."""
     total = roots[0].determinized.shape[0]
     print(f"{len(roots)} roots, gain over the rollout policy's move (points a decision, 95%):")
     print("determinizations | margin | plays another move | truth | model (held-out half)")
     held = [r.determinized[total // 2 :].mean(axis=0) for r in roots]
-    for budget in budgets_up_to(total):
+    for budget in budgets or budgets_up_to(total):
         for margin in margins:
             picks = [pick(r.determinized[:budget], r.own, margin) for r in roots]
             truth = gains(roots, picks, [r.true for r in roots])
@@ -252,6 +263,18 @@ def report(roots: Sequence[Root], margins: Sequence[float | None]) -> None:
             print(
                 f"{budget:>16} | {shown:>6} | {switched(roots, picks):>17.1%} | {truth} | {model}"
             )
+    quarter = total // 4
+    if quarter:
+        by_one = [r.determinized[2 * quarter : 3 * quarter].mean(axis=0) for r in roots]
+        by_other = [r.determinized[3 * quarter : 4 * quarter].mean(axis=0) for r in roots]
+        print(
+            f"the best by {quarter} held-out determinizations, scored by {quarter} others "
+            f"(a bound below): {gains(roots, [int(np.argmax(v)) for v in by_one], by_other)}"
+        )
+        print(
+            "the best by the held-out half, scored by itself (a bound above): "
+            f"{gains(roots, [int(np.argmax(v)) for v in held], held)}"
+        )
     if roots[0].informed.shape[0] >= 2:
         report_informed(roots, margins)
 
@@ -283,6 +306,12 @@ def main(argv: Sequence[str] | None = None) -> int | None:
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--margins", nargs="+", default=["none", "1", "2", "3"])
     parser.add_argument(
+        "--budgets",
+        type=int,
+        nargs="+",
+        help="determinizations to pick by (default: a quarter, half and all of them)",
+    )
+    parser.add_argument(
         "--oracle", action="store_true", help="also determinizations that know the hands"
     )
     parser.add_argument("--save", metavar="FILE.npz", help="keep the roots in this new file")
@@ -305,6 +334,9 @@ def main(argv: Sequence[str] | None = None) -> int | None:
             took = f"{settings['seconds']} s when saved"
         else:
             make_agent(args.rollout)  # a bad spec fails here, not in a worker
+        total = settings["determinizations"] if args.load else args.determinizations
+        if args.budgets and not all(1 <= b <= total for b in args.budgets):
+            raise ValueError(f"--budgets must be from 1 to the {total} determinizations")
     except (OSError, ValueError) as error:
         print(f"search_gain: {error}", file=sys.stderr)
         return 2
@@ -322,7 +354,7 @@ def main(argv: Sequence[str] | None = None) -> int | None:
             save(args.save, roots, settings)
     game, players, rollout = settings["game"], settings["players"], settings["rollout"]
     print(f"{game}, {players} players, pimc:rollout={rollout}: {took}")
-    report(roots, margins)
+    report(roots, margins, args.budgets)
     return None
 
 

@@ -40,6 +40,7 @@ BENCH = Path(__file__).resolve().parent.parent / "bench"
         ("policy_iteration_check", "--smoke", "mexican_train_r.safetensors: its valuation"),
         ("search_gain", "--smoke", "plays another move"),
         ("belief_choices", "--smoke", "posterior less uniform"),
+        ("points_to_wins", "--smoke", "points fewer a hand"),
     ],
 )
 def test_each_benchmark_runs_in_smoke_mode(script, smoke, printed, monkeypatch, capsys):
@@ -103,3 +104,22 @@ def test_search_gain_refuses_an_existing_file_before_playing(
     monkeypatch.setattr(search_gain.RootCollector, "collect", never)
     assert search_gain.main(["--smoke", "--workers", "1", "--save", str(saved)]) == 2
     assert "exists" in capsys.readouterr().err and saved.read_bytes() == b"earlier roots"
+
+
+def test_search_gain_picks_by_the_budgets_asked_and_refuses_others(search_gain, capsys):
+    assert search_gain.main(["--smoke", "--workers", "1", "--budgets", "3", "5"]) is None
+    rows = [line.split("|")[0].strip() for line in capsys.readouterr().out.splitlines()[3:]]
+    assert rows[:8] == ["3"] * 4 + ["5"] * 4 and "bound below" in rows[8]
+    assert search_gain.main(["--smoke", "--workers", "1", "--budgets", "9"]) == 2
+    assert "from 1 to the 8 determinizations" in capsys.readouterr().err
+
+
+def test_points_to_wins_moves_one_seat_by_delta_a_hand(monkeypatch):
+    """S7.2 / M6.3: the lowest total wins and equal lowest totals share the win."""
+    monkeypatch.syspath_prepend(str(BENCH))
+    win_shares = importlib.import_module("points_to_wins").win_shares
+    points = np.array([[[10, 12, 30], [10, 10, 0]]], dtype=float)  # totals 20, 22, 30
+    assert win_shares(points, 0).tolist() == [[1, 0, 0]]
+    assert win_shares(points, 1).tolist() == [[1, 0.5, 0]]  # seat 1 at 20 ties seat 0
+    assert win_shares(points, 1.5).tolist() == [[1, 1, 0]]  # each seat alone moved, in turn
+    assert win_shares(points, 5).tolist() == [[1, 1, 0.5]]  # seat 2 at 20 ties seat 0
