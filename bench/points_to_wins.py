@@ -106,6 +106,8 @@ def main(argv: Sequence[str] | None = None) -> int | None:
     try:
         if args.matches < 1:
             raise ValueError("--matches must be at least 1")
+        if min(args.seeds) < 0:
+            raise ValueError("--seeds must not be negative")
         game_spec(args.game).new_state(args.players, 0)  # a bad table fails here, not in a worker
         make_agent(args.policy)
         executor = Executor.from_args(args)

@@ -263,18 +263,18 @@ def report(
             print(
                 f"{budget:>16} | {shown:>6} | {switched(roots, picks):>17.1%} | {truth} | {model}"
             )
-    quarter = total // 4
-    if quarter:
-        by_one = [r.determinized[2 * quarter : 3 * quarter].mean(axis=0) for r in roots]
-        by_other = [r.determinized[3 * quarter : 4 * quarter].mean(axis=0) for r in roots]
+    half, quarter = total // 2, (total - total // 2) // 2
+    if quarter:  # two disjoint quarters, both inside the held-out half
+        by_one = [r.determinized[half : half + quarter].mean(axis=0) for r in roots]
+        by_other = [r.determinized[half + quarter : half + 2 * quarter].mean(axis=0) for r in roots]
         print(
             f"the best by {quarter} held-out determinizations, scored by {quarter} others "
             f"(a bound below): {gains(roots, [int(np.argmax(v)) for v in by_one], by_other)}"
         )
-        print(
-            "the best by the held-out half, scored by itself (a bound above): "
-            f"{gains(roots, [int(np.argmax(v)) for v in held], held)}"
-        )
+    print(
+        "the best by the held-out half, scored by itself (a bound above): "
+        f"{gains(roots, [int(np.argmax(v)) for v in held], held)}"
+    )
     if roots[0].informed.shape[0] >= 2:
         report_informed(roots, margins)
 
@@ -334,7 +334,7 @@ def main(argv: Sequence[str] | None = None) -> int | None:
             took = f"{settings['seconds']} s when saved"
         else:
             make_agent(args.rollout)  # a bad spec fails here, not in a worker
-        total = settings["determinizations"] if args.load else args.determinizations
+        total = roots[0].determinized.shape[0] if args.load else args.determinizations
         if args.budgets and not all(1 <= b <= total for b in args.budgets):
             raise ValueError(f"--budgets must be from 1 to the {total} determinizations")
     except (OSError, ValueError) as error:

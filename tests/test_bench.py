@@ -110,8 +110,20 @@ def test_search_gain_picks_by_the_budgets_asked_and_refuses_others(search_gain, 
     assert search_gain.main(["--smoke", "--workers", "1", "--budgets", "3", "5"]) is None
     rows = [line.split("|")[0].strip() for line in capsys.readouterr().out.splitlines()[3:]]
     assert rows[:8] == ["3"] * 4 + ["5"] * 4 and "bound below" in rows[8]
-    assert search_gain.main(["--smoke", "--workers", "1", "--budgets", "9"]) == 2
-    assert "from 1 to the 8 determinizations" in capsys.readouterr().err
+    for outside in ("0", "9"):
+        assert search_gain.main(["--smoke", "--workers", "1", "--budgets", outside]) == 2
+        assert "from 1 to the 8 determinizations" in capsys.readouterr().err
+
+
+def test_search_gain_bounds_pick_and_score_by_the_held_out_rows(search_gain, capsys):
+    # Six determinizations: rows 0-2 are the budgets', 3-5 held out; the bound below
+    # picks by row 3 and scores by row 4, the bound above picks and scores by rows 3-5.
+    rows = np.array([[0, -90], [0, -90], [0, -90], [0, 10], [0, -4], [0, 1]], dtype=float)
+    root = search_gain.Root(0, rows, np.zeros(2), np.zeros((0, 2)), "{}", ("a", "b"))
+    search_gain.report([root], [None])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-2].endswith("(a bound below): -4.000 ± 0.000")
+    assert lines[-1].endswith("(a bound above): +2.333 ± 0.000")
 
 
 def test_points_to_wins_moves_one_seat_by_delta_a_hand(monkeypatch):
