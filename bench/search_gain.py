@@ -253,7 +253,8 @@ def report(
     total = roots[0].determinized.shape[0]
     print(f"{len(roots)} roots, gain over the rollout policy's move (points a decision, 95%):")
     print("determinizations | margin | plays another move | truth | model (held-out half)")
-    held = [r.determinized[total // 2 :].mean(axis=0) for r in roots]
+    half, quarter = total // 2, (total - total // 2) // 2
+    held = [r.determinized[half:].mean(axis=0) for r in roots]
     for budget in budgets or budgets_up_to(total):
         for margin in margins:
             picks = [pick(r.determinized[:budget], r.own, margin) for r in roots]
@@ -263,7 +264,6 @@ def report(
             print(
                 f"{budget:>16} | {shown:>6} | {switched(roots, picks):>17.1%} | {truth} | {model}"
             )
-    half, quarter = total // 2, (total - total // 2) // 2
     if quarter:  # two disjoint quarters, both inside the held-out half
         by_one = [r.determinized[half : half + quarter].mean(axis=0) for r in roots]
         by_other = [r.determinized[half + quarter : half + 2 * quarter].mean(axis=0) for r in roots]
