@@ -25,7 +25,7 @@ from spinner_env.agents.heuristic import HeuristicAgent, HeuristicWeights
 from spinner_env.agents.jittered import JITTERED, make_jittered_player
 from spinner_env.agents.search import SEARCH_AGENTS, ISMCTSAgent, PIMCAgent, make_search_agent
 
-from spinner_env.aec import Encoding
+from spinner_env.core.encoding import Encoding
 
 BASELINES: dict[str, type[Agent]] = {
     "random": RandomAgent,

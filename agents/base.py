@@ -4,8 +4,8 @@ An agent is asked for an action id when its seat is to act:
 ``act(observation, action_mask, view)``. ``observation`` and ``action_mask`` are what the
 PettingZoo environment shows that seat; ``view`` is optional read access to the engine
 for agents that look past the observation vector: anything with a ``game`` (the rules
-engine's state, a :class:`~spinner_env.match.MatchState`) and an ``encoding`` (the
-game's :class:`~spinner_env.aec.Encoding`, to turn action ids into moves). A
+engine's state, a :class:`~spinner_env.core.match.MatchState`) and an ``encoding`` (the
+game's :class:`~spinner_env.core.encoding.Encoding`, to turn action ids into moves). A
 ``DominoAECEnv`` (``env.unwrapped``) is such a view, and so is :class:`GameView`.
 Agents never change the view.
 """
@@ -20,9 +20,9 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from spinner_env.aec import Encoding
+from spinner_env.core.encoding import Encoding
+from spinner_env.core.match import MatchState
 from spinner_env.games import CompiledPlayer
-from spinner_env.match import MatchState
 
 
 class EngineView(Protocol):

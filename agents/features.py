@@ -40,7 +40,6 @@ from spinner_env.agents.mexican_train_expert import MexicanTrainExpertWeights
 from spinner_env.agents.residual_inputs import MEXICAN_TRAIN_INPUTS, SPINNER_INPUTS, InputGroup
 
 from spinner_env import mexican_train_v0, spinner_v0
-from spinner_env.aec import Encoding
 from spinner_env.batched import mexican_train_expert
 from spinner_env.batched.mexican_train_plan import PLAN_SIZE, plan_features
 from spinner_env.batched.mexican_train_weights import (
@@ -54,6 +53,7 @@ from spinner_env.batched.spinner_heuristic import (
 from spinner_env.batched.spinner_opponents import HeuristicPolicy
 from spinner_env.batched.spinner_weights import COMPILED_WEIGHT_NAMES as SPINNER_WEIGHT_NAMES
 from spinner_env.batched.spinner_weights import WEIGHT_NAMES as SPINNER_PLAYER_WEIGHT_NAMES
+from spinner_env.core.encoding import Encoding
 
 ADVANTAGE_POINTS = 30.0
 """The value gap, in a hand-written player's points, that :func:`advantages` scales to -1."""

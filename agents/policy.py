@@ -46,7 +46,7 @@ from spinner_env.agents.base import Agent, AgentView, EngineView, MoveView
 from spinner_env.agents.features import FEATURES, ActionPrior, ObservationFeatures, Residual
 from stable_baselines3.common.torch_layers import FlattenExtractor
 
-from spinner_env.aec import Encoding
+from spinner_env.core.encoding import Encoding
 from spinner_env.files import write_bytes_atomic
 from spinner_env.games import GAMES, CompiledPlayer, game_named_in_files
 
@@ -156,7 +156,8 @@ class PolicyHeader:
     """What a policy file says about its tensors; every field is checked at load."""
 
     game: str
-    """The game's name as its :class:`~spinner_env.aec.Encoding` gives it (``Spinner``)."""
+    """The game's name as its :class:`~spinner_env.core.encoding.Encoding` gives it
+    (``Spinner``)."""
     obs_size: int
     """The network's input size: the game's observation, then its ``features``."""
     num_actions: int

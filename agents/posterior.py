@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from spinner_env.belief import Belief, dealt, free_of_voids
-from spinner_env.match import Draw, MatchState
+from spinner_env.core.match import Draw, MatchState
 
 ScoreMoves = Callable[[MatchState, list[Any]], Sequence[float]]
 """A valuation: each legal move's score for the seat to act, higher is better."""

@@ -29,7 +29,7 @@ import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from spinner_env.agents.policy import PolicyHeader, ValueTarget, save_policy
 
-from spinner_env.aec import Encoding
+from spinner_env.core.encoding import Encoding
 
 ACTOR = ("encoder.actor_encoder.net.mlp.", "pi.net.mlp.")
 CRITIC = ("encoder.critic_encoder.net.mlp.", "vf.net.mlp.")

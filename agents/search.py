@@ -93,10 +93,10 @@ from typing import Any
 import numpy as np
 from spinner_env.agents.base import Agent, AgentView, EngineView, GameView, MoveView
 
-from spinner_env.aec import Encoding, hand_score_difference, zero_sum_outcome
 from spinner_env.belief import Belief
+from spinner_env.core.encoding import Encoding, hand_score_difference, zero_sum_outcome
+from spinner_env.core.match import MatchState
 from spinner_env.games import CompiledPlayer, game_of
-from spinner_env.match import MatchState
 
 if typing.TYPE_CHECKING:  # numba loads only when a rollout first needs the batched engine
     from spinner_env.batched.policy_rollout import PolicyRollouts

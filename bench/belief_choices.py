@@ -41,8 +41,8 @@ from spinner_env.agents.search import PIMCAgent, after_each
 from spinner_env.train.executor import Executor, add_arguments
 
 from spinner_env.belief import dealt
+from spinner_env.core.match import MatchState
 from spinner_env.games import game_spec
-from spinner_env.match import MatchState
 
 Deal = tuple[list[list[Any]], list[Any]]
 

@@ -41,8 +41,8 @@ from spinner_env.agents.search import SearchAgent
 from spinner_env.train.evaluate import tournament
 
 from spinner_env.belief import Belief
+from spinner_env.core.match import MatchState
 from spinner_env.games import game_spec
-from spinner_env.match import MatchState
 
 POLICIES = {
     "spinner": ("spinner_2p_clone", "spinner_2p"),

@@ -56,9 +56,9 @@ from spinner_env.agents.search import PIMCAgent, after_each, agent_move, pimc_ch
 from spinner_env.train.executor import Executor, add_arguments
 
 from spinner_env.belief import Belief
+from spinner_env.core.match import MatchState
 from spinner_env.files import atomic_write
 from spinner_env.games import GAMES, game_spec
-from spinner_env.match import MatchState
 
 ROOT_SHARE = 0.25
 """The share of the decisions with a choice that become roots."""

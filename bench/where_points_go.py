@@ -27,8 +27,8 @@ from spinner_env.agents.base import Agent, EngineView
 from spinner_env.train.cli import ArgumentParser, fail_cleanly
 from spinner_env.train.evaluate import MoveWatcher, build_agents, play_deal
 
+from spinner_env.core.match import Draw, Pass
 from spinner_env.games import game_spec
-from spinner_env.match import Draw, Pass
 from spinner_env.spinner import Place, S, SpinnerState, SpinnerTile, tile_points
 
 HEAVY = 10

@@ -1,7 +1,7 @@
 """A griffe extension for the API reference: our docstrings keep a few reST and Google
 style habits that Markdown and griffe's Google parser would otherwise show as they are.
 
-- Sphinx roles (:class:`SingleAgentEnv`, :func:`~spinner_env.aec.layout_slices`) become
+- Sphinx roles (:class:`SingleAgentEnv`, :func:`~spinner_env.core.encoding.layout_slices`) become
   code spans (a ``~`` keeps the last name only).
 - A paragraph ending in ``::`` before an indented example ends in one colon (the indented
   lines are a code block in Markdown too).

@@ -2,7 +2,7 @@
 
 The check: what a library credited a seat equals the game's outcome. A ``spinner_v0``
 match pays each seat its zero-sum outcome when the match ends
-(``spinner_env.aec.zero_sum_outcome`` of the match totals), to every seat at once,
+(``spinner_env.core.encoding.zero_sum_outcome`` of the match totals), to every seat at once,
 whichever seat made the last move. The seat's final observation shows the totals (by
 seat relative to the observer, / 100), so an example can check, episode by episode, that
 the rewards a library credited to a seat add up to that seat's outcome.
@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from spinner_env.aec import zero_sum_outcome
+from spinner_env.core.encoding import zero_sum_outcome
 from spinner_env.spinner import SpinnerRules
 from spinner_env.spinner_v0 import OBSERVATION_SLICES
 

@@ -42,7 +42,7 @@ from pettingzoo.utils import conversions
 from pettingzoo.utils import wrappers as pz_wrappers
 
 from spinner_env import spinner_v0
-from spinner_env.aec import zero_sum_outcome
+from spinner_env.core.encoding import zero_sum_outcome
 
 
 def spinner() -> AECEnv:

@@ -69,7 +69,7 @@ from spinner_env.agents.policy import PolicyAgent, ValueTarget
 from spinner_env.agents.rllib import rllib_policy, save_rllib_policy
 
 from spinner_env import spinner_v0
-from spinner_env.aec import zero_sum_outcome
+from spinner_env.core.encoding import zero_sum_outcome
 from spinner_env.wrappers import single_agent_env
 
 MODEL_CONFIG = {"fcnet_hiddens": [128, 128], "fcnet_activation": "tanh", "vf_share_layers": False}

@@ -49,8 +49,8 @@ import random
 from collections.abc import Collection, Sequence
 from math import factorial, prod
 
-from spinner_env.match import MatchState
-from spinner_env.tiles import Tile
+from spinner_env.core.match import MatchState
+from spinner_env.core.tiles import Tile
 
 MAX_STATES = 60_000
 """Default bound on the size of the counting table (about a second to fill at worst)."""

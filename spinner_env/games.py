@@ -21,8 +21,9 @@ from typing import Any
 import numpy as np
 
 from spinner_env import mexican_train_v0, spinner_v0
-from spinner_env.aec import DominoAECEnv, Encoding
-from spinner_env.match import MatchState
+from spinner_env.aec import DominoAECEnv
+from spinner_env.core.encoding import Encoding
+from spinner_env.core.match import MatchState
 from spinner_env.mexican_train import MexicanTrainRules
 from spinner_env.spinner import SpinnerRules
 

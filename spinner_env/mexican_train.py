@@ -1,6 +1,6 @@
 """The rules of Mexican Train (``shared/rules/mexican_train.md``, cited as M1.1 ... M7).
 
-Plain Python, no RL imports, on the same match core as Spinner (:mod:`spinner_env.match`):
+Plain Python, no RL imports, on the same match core as Spinner (:mod:`spinner_env.core.match`):
 build a match with :meth:`MexicanTrainState.new` from a seed, or
 :meth:`MexicanTrainState.from_position` from an explicit position, then alternate
 ``legal_moves()`` and ``apply(move)``; when ``hand_over`` is true call
@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar
 
-from spinner_env.match import (
+from spinner_env.core.match import (
     DRAW,
     PASS,
     Draw,
@@ -49,7 +49,7 @@ from spinner_env.match import (
     given_totals,
     json_list,
 )
-from spinner_env.tiles import Tile, parse_tiles
+from spinner_env.core.tiles import Tile, parse_tiles
 
 MAX_VALUE = 12
 NUM_VALUES = MAX_VALUE + 1

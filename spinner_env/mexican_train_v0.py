@@ -23,17 +23,16 @@ from typing import Any
 
 import numpy as np
 
-from spinner_env.aec import (
+from spinner_env.aec import DominoAECEnv, make_wrapped
+from spinner_env.core.encoding import (
     SEAT_ORDERS,
     Bound,
-    DominoAECEnv,
     Encoding,
     blank_observations,
     layout_bounds,
     layout_slices,
-    make_wrapped,
 )
-from spinner_env.match import DRAW, PASS
+from spinner_env.core.match import DRAW, PASS
 from spinner_env.mexican_train import (
     ALL_TILES,
     MEXICAN,

@@ -17,9 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from spinner_env.aec import DominoAECEnv, Encoding
+from spinner_env.aec import DominoAECEnv
+from spinner_env.core.encoding import Encoding
+from spinner_env.core.match import MatchState
 from spinner_env.games import GameSpec
-from spinner_env.match import MatchState
 
 PLAYER_COUNTS = range(2, 9)
 

@@ -14,7 +14,7 @@ pyspiel. ``pyspiel.load_game("python_spinner(players=4)")`` then works as for an
   unchanged); ``legal_actions()`` is our action mask. A draw is the player's action, then a
   chance node picks the tile.
 - **Returns**: the match outcome of ``reward="match"``, zero-sum: a sole winner +1, every
-  other seat -1/(n-1) (:func:`spinner_env.aec.zero_sum_outcome`).
+  other seat -1/(n-1) (:func:`spinner_env.core.encoding.zero_sum_outcome`).
 - **Observations**: ``observation_tensor`` and ``information_state_tensor`` are our
   encoder's observation of the seat (what the PettingZoo env shows); the strings are the
   text table the env renders for the seat, with its known voids.
@@ -44,11 +44,11 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from spinner_env.aec import Encoding, zero_sum_outcome
 from spinner_env.belief import Belief
+from spinner_env.core.encoding import Encoding, zero_sum_outcome
+from spinner_env.core.match import DRAW, Draw, MatchState
+from spinner_env.core.tiles import Tile
 from spinner_env.games import GAMES, GameSpec
-from spinner_env.match import DRAW, Draw, MatchState
-from spinner_env.tiles import Tile
 
 GAME_NAMES: dict[str, str] = {"spinner": "python_spinner", "mexican_train": "python_mexican_train"}
 """Our game's name -> its OpenSpiel short name."""

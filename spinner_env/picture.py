@@ -35,8 +35,8 @@ from typing import Any
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from spinner_env.core.match import MatchState
 from spinner_env.games import game_of
-from spinner_env.match import MatchState
 from spinner_env.mexican_train import MEXICAN, MexicanTrainState, train_name
 from spinner_env.render import counted
 from spinner_env.spinner import Placed, S, SpinnerState, SpinnerTile

@@ -27,9 +27,9 @@ from typing import Any
 
 from spinner_env.agents import Agent, make_agent
 from spinner_env.agents.base import AgentView, choose_move, choose_move_explained
+from spinner_env.core.match import MatchState
 from spinner_env.files import write_text_atomic
 from spinner_env.games import GAMES, GameSpec, game_spec
-from spinner_env.match import MatchState
 from spinner_env.records import Record, Recorder, Seat, save_record
 
 HUMAN = "human"

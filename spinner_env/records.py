@@ -37,9 +37,9 @@ from pathlib import Path
 from typing import Any
 
 from spinner_env.agents.base import AgentView
+from spinner_env.core.match import Draw, MatchState
 from spinner_env.files import write_text_atomic
 from spinner_env.games import GameSpec, game_spec
-from spinner_env.match import Draw, MatchState
 
 FORMAT = "spinner-env match record"
 VERSION = 1

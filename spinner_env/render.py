@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from spinner_env.match import MatchState
+from spinner_env.core.match import MatchState
 from spinner_env.mexican_train import MexicanTrainState, train_name
 from spinner_env.spinner import SpinnerState, SpinnerTile
 

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, ClassVar
 
-from spinner_env.match import (
+from spinner_env.core.match import (
     DRAW,
     PASS,
     Draw,
@@ -28,7 +28,7 @@ from spinner_env.match import (
     json_list,
     shuffled,
 )
-from spinner_env.tiles import Tile, parse_tiles
+from spinner_env.core.tiles import Tile, parse_tiles
 
 S = 10
 """S1.3: the wild spinner symbol as an end value (so that S1.4 points are a plain sum)."""

@@ -39,7 +39,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from spinner_env.aec import Encoding, action_id, check_choice, checked_seed
+from spinner_env.core.encoding import Encoding, action_id, check_choice, checked_seed
 from spinner_env.games import GAMES
 
 

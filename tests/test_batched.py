@@ -43,8 +43,8 @@ from spinner_env.batched.vector import (
     SpinnerVectorEnv,
     as_batched,
 )
+from spinner_env.core.match import MatchState, shuffled
 from spinner_env.games import game_of
-from spinner_env.match import MatchState, shuffled
 from spinner_env.mexican_train import MexicanTrainRules, MexicanTrainState
 from spinner_env.spinner import ALL_TILES, SpinnerRules
 from spinner_env.wrappers import SingleAgentEnv

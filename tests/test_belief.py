@@ -22,10 +22,10 @@ from hypothesis import strategies as st
 from scipy.stats import chisquare
 
 from spinner_env.belief import Belief, DealSampler
-from spinner_env.match import MatchState
+from spinner_env.core.match import MatchState
+from spinner_env.core.tiles import Tile, parse_tiles
 from spinner_env.mexican_train import MexicanTrainRules, MexicanTrainState
 from spinner_env.spinner import SpinnerRules, SpinnerState, SpinnerTile, parse
-from spinner_env.tiles import Tile, parse_tiles
 
 GAMES = {
     "spinner": (SpinnerState, SpinnerRules),

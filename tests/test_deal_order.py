@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from spinner_env.match import shuffled
+from spinner_env.core.match import shuffled
 from spinner_env.mexican_train import MexicanTrainRules, MexicanTrainState
 from spinner_env.spinner import SpinnerRules, SpinnerState
 

@@ -21,11 +21,12 @@ from pettingzoo.env_registry.registration import aec_registry
 from pettingzoo.test import api_test, render_test, seed_test
 from spinner_env.train.vec_env import BatchedVecEnv
 
-from spinner_env.aec import DominoAECEnv, Encoding
+from spinner_env.aec import DominoAECEnv
 from spinner_env.batched.core import BatchedEngine, CompiledRules
 from spinner_env.batched.rollout import BatchedRollouts
+from spinner_env.core.encoding import Encoding
+from spinner_env.core.match import MatchState
 from spinner_env.games import GAMES, CompiledPlayer, GameSpec, game_of, game_spec
-from spinner_env.match import MatchState
 from spinner_env.render import counted
 
 ADDING_A_GAME = Path(__file__).parent.parent / "docs" / "adding_a_game.md"

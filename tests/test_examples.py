@@ -22,7 +22,7 @@ import pytest
 from ray_sandbox import RLLIB_PYTHON, RaySandbox, skip_or_fail
 
 from spinner_env import spinner_v0
-from spinner_env.aec import zero_sum_outcome
+from spinner_env.core.encoding import zero_sum_outcome
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"

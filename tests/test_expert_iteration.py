@@ -32,7 +32,7 @@ from spinner_env.train.expert_iteration import (
 from spinner_env.train.imitate import Demonstrations, fit, soft_cross_entropy
 from spinner_env.train.ppo import limit_threads
 
-from spinner_env.aec import hand_score_difference, zero_sum_outcome
+from spinner_env.core.encoding import hand_score_difference, zero_sum_outcome
 
 OPERATOR = "pimc:rollout={policy},determinizations=1"
 

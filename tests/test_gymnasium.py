@@ -19,8 +19,8 @@ from spinner_env.agents import HeuristicAgent
 
 import spinner_env  # noqa: F401  (registers the Gymnasium ids)
 from spinner_env import mexican_train_v0, spinner_v0
-from spinner_env.aec import layout_bounds
 from spinner_env.batched.vector import MexicanTrainVectorEnv, SpinnerVectorEnv
+from spinner_env.core.encoding import layout_bounds
 from spinner_env.mexican_train import MexicanTrainRules
 from spinner_env.spinner import SpinnerRules
 from spinner_env.wrappers import SingleAgentEnv

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from spinner_env import mexican_train_v0
-from spinner_env.match import DRAW, PASS
+from spinner_env.core.match import DRAW, PASS
+from spinner_env.core.tiles import parse_tiles
 from spinner_env.mexican_train import (
     ALL_TILES,
     MEXICAN,
@@ -29,7 +30,6 @@ from spinner_env.mexican_train_v0 import (
     action_to_move,
     move_to_action,
 )
-from spinner_env.tiles import parse_tiles
 
 PLAYER_COUNTS = [2, 4, 8]
 

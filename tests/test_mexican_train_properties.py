@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from spinner_env import mexican_train_v0
-from spinner_env.match import DRAW, PASS, Draw, Pass
+from spinner_env.core.match import DRAW, PASS, Draw, Pass
 from spinner_env.mexican_train import (
     ALL_TILES,
     MEXICAN,

@@ -8,7 +8,8 @@ import random
 
 import pytest
 
-from spinner_env.match import DRAW, PASS
+from spinner_env.core.match import DRAW, PASS
+from spinner_env.core.tiles import parse_tiles
 from spinner_env.mexican_train import (
     ALL_TILES,
     DEAL_SIZES,
@@ -19,7 +20,6 @@ from spinner_env.mexican_train import (
     Place,
     parse,
 )
-from spinner_env.tiles import parse_tiles
 
 
 def tiles(text: str) -> list[MexicanTile]:

@@ -28,8 +28,8 @@ from test_belief import (  # noqa: E402
 )
 
 from spinner_env import openspiel  # noqa: E402
+from spinner_env.core.match import shuffled  # noqa: E402
 from spinner_env.games import GAMES  # noqa: E402
-from spinner_env.match import shuffled  # noqa: E402
 
 SHORT = {"spinner": "num_hands=2", "mexican_train": "num_rounds=2"}
 

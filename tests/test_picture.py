@@ -11,7 +11,7 @@ from gymnasium.wrappers import RecordVideo
 from spinner_env.agents import RandomAgent
 
 from spinner_env import mexican_train_v0, spinner_v0
-from spinner_env.match import MatchState
+from spinner_env.core.match import MatchState
 from spinner_env.mexican_train import MexicanTrainRules, MexicanTrainState
 from spinner_env.picture import (
     BOARD_H,

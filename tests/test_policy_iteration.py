@@ -51,11 +51,11 @@ from spinner_env.train.ppo import init_weights as start_model_from
 from spinner_env.train.ppo import limit_threads, make_model, make_pool, make_training_env, train
 
 from spinner_env import mexican_train_v0, spinner_v0
-from spinner_env.aec import hand_score_difference
 from spinner_env.batched.mexican_train import BatchedMexicanTrain
 from spinner_env.batched.mexican_train_expert import MexicanTrainExpertPolicy
 from spinner_env.batched.spinner import BatchedSpinner
 from spinner_env.batched.spinner_opponents import HeuristicPolicy
+from spinner_env.core.encoding import hand_score_difference
 from spinner_env.games import game_spec
 from spinner_env.mexican_train import MexicanTrainRules
 from spinner_env.spinner import SpinnerRules

@@ -24,10 +24,10 @@ from spinner_env.agents.search import (
 )
 from spinner_env.train.evaluate import tournament
 
-from spinner_env.aec import hand_score_difference, zero_sum_outcome
 from spinner_env.belief import Belief
+from spinner_env.core.encoding import hand_score_difference, zero_sum_outcome
+from spinner_env.core.match import MatchState
 from spinner_env.games import game_spec
-from spinner_env.match import MatchState
 from spinner_env.spinner import SpinnerState
 
 

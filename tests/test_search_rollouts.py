@@ -14,7 +14,6 @@ from spinner_env.agents.baselines import GreedyAgent
 from spinner_env.agents.heuristic import HeuristicAgent
 from test_batched import assert_reads_back
 
-from spinner_env.aec import hand_score_difference, zero_sum_outcome
 from spinner_env.batched import mexican_train as batched_mexican_train
 from spinner_env.batched.mexican_train_rollout import MexicanTrainRollouts
 from spinner_env.batched.mexican_train_rollout import load_state as load_mexican_train
@@ -27,8 +26,9 @@ from spinner_env.batched.spinner_opponents import (
 from spinner_env.batched.spinner_rollout import SpinnerRollouts, load_state
 from spinner_env.batched.spinner_rollout import state_of as spinner_state_of
 from spinner_env.belief import Belief
+from spinner_env.core.encoding import hand_score_difference, zero_sum_outcome
+from spinner_env.core.match import MatchState
 from spinner_env.games import game_spec
-from spinner_env.match import MatchState
 from spinner_env.mexican_train import ALL_TILES as MT_TILES
 from spinner_env.mexican_train import (
     MEXICAN,

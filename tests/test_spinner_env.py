@@ -50,7 +50,7 @@ def test_observation_slices_describe_the_position():
 
 
 def test_match_reward_sole_winner_gets_one():
-    from spinner_env.aec import zero_sum_outcome
+    from spinner_env.core.encoding import zero_sum_outcome
 
     assert zero_sum_outcome([10, 50, 30, 40]) == pytest.approx([1, -1 / 3, -1 / 3, -1 / 3])
     assert zero_sum_outcome([10, 10, 30]) == pytest.approx([0.25, 0.25, -0.5])

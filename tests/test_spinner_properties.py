@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from spinner_env import spinner_v0
-from spinner_env.match import DRAW, PASS
+from spinner_env.core.match import DRAW, PASS
 from spinner_env.spinner import Place, SpinnerRules, SpinnerState
 
 S = 10  # S1.3: the engine writes the spinner symbol as the value 10

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from spinner_env.match import DRAW, PASS
+from spinner_env.core.match import DRAW, PASS
 from spinner_env.spinner import (
     ALL_TILES,
     Place,

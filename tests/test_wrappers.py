@@ -8,7 +8,7 @@ from spinner_env.agents import GreedyAgent, HeuristicAgent, RandomAgent
 from stable_baselines3.common.env_checker import check_env
 
 from spinner_env import spinner_v0
-from spinner_env.aec import hand_score_difference, zero_sum_outcome
+from spinner_env.core.encoding import hand_score_difference, zero_sum_outcome
 from spinner_env.wrappers import SingleAgentEnv
 
 

@@ -71,10 +71,10 @@ from spinner_env.train.imitate import Demonstrations, agreement, discounted_retu
 from spinner_env.train.ppo import CONFIG_HELP, limit_threads, value_target
 from stable_baselines3.common.utils import set_random_seed
 
-from spinner_env.aec import hand_score_difference, zero_sum_outcome
+from spinner_env.core.encoding import hand_score_difference, zero_sum_outcome
+from spinner_env.core.match import MatchState
 from spinner_env.files import prepare_out_dir, write_text_atomic
 from spinner_env.games import GameSpec, game_spec
-from spinner_env.match import MatchState
 
 REPORT = "expert_iteration.json"
 CURVE = "expert_iteration.png"

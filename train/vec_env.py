@@ -22,9 +22,9 @@ from gymnasium import spaces
 from spinner_env.agents.features import ObservationFeatures
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvWrapper
 
-from spinner_env.aec import check_choice
 from spinner_env.batched.core import action_ids
 from spinner_env.batched.vector import LearnerBatch, Rules
+from spinner_env.core.encoding import check_choice
 from spinner_env.games import GAMES
 from spinner_env.mexican_train import MexicanTrainRules
 from spinner_env.spinner import SpinnerRules

@@ -28,11 +28,11 @@ import numpy as np
 from numba import njit
 from numba.extending import overload
 
-from spinner_env.aec import EPISODES, REWARD_SCHEMES, Encoding, check_choice
 from spinner_env.batched.numba_cache import drop_stale_cache
+from spinner_env.core.encoding import EPISODES, REWARD_SCHEMES, Encoding, check_choice
 from spinner_env.games import GAMES
 
-# SplitMix64 constants of spinner_env.match.shuffled, as uint64 so numba wraps like it.
+# SplitMix64 constants of spinner_env.core.match.shuffled, as uint64 so numba wraps like it.
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _HAND_MIX = np.uint64(0xD1B54A32D192ED03)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)

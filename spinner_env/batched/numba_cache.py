@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 COMPILED_FROM = (
-    "tiles.py",
+    "core/tiles.py",
     "spinner.py",
     "spinner_v0.py",
     "mexican_train.py",

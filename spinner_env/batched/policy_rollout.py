@@ -40,8 +40,8 @@ from spinner_env.batched.core import (
 )
 from spinner_env.batched.numba_cache import drop_stale_cache
 from spinner_env.batched.rollout import BatchedRollouts
+from spinner_env.core.match import MatchState
 from spinner_env.games import CompiledPlayer
-from spinner_env.match import MatchState
 
 if TYPE_CHECKING:  # the vector envs load gymnasium, which rollouts do not need
     from spinner_env.batched.vector import BatchedPolicy

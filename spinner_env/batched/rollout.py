@@ -32,7 +32,6 @@ from typing import Any, ClassVar
 import numpy as np
 from numba import njit
 
-from spinner_env.aec import hand_score_difference, zero_sum_outcome
 from spinner_env.batched.core import (
     BatchedEngine,
     BatchStep,
@@ -47,9 +46,10 @@ from spinner_env.batched.core import (
 )
 from spinner_env.batched.numba_cache import drop_stale_cache
 from spinner_env.batched.spinner_opponents import KIND_OF
+from spinner_env.core.encoding import hand_score_difference, zero_sum_outcome
+from spinner_env.core.match import MatchState
+from spinner_env.core.tiles import Tile
 from spinner_env.games import CompiledPlayer
-from spinner_env.match import MatchState
-from spinner_env.tiles import Tile
 
 
 @njit(cache=True)

@@ -51,8 +51,8 @@ from pydantic import BaseModel, Field
 
 from spinner_env.agents import BASELINES, make_agent
 from spinner_env.agents.base import AgentView, choose_move_explained
+from spinner_env.core.match import Draw, MatchState, Pass
 from spinner_env.games import GAMES, GameSpec
-from spinner_env.match import Draw, MatchState, Pass
 from spinner_env.mexican_train import MexicanTrainState
 from spinner_env.mexican_train import Place as MexicanPlace
 from spinner_env.picture import table_scene, to_svg

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
-from spinner_env.tiles import Tile, parse_tiles
+from spinner_env.core.tiles import Tile, parse_tiles
 
 _MASK64 = (1 << 64) - 1
 M = TypeVar("M", bound="MatchState")
