@@ -35,7 +35,7 @@ from spinner_env.agents.mexican_train_expert import (
     MexicanTrainExpertWeights,
 )
 
-from spinner_env.spinner import ALL_TILES, Place, S, SpinnerState, matches
+from spinner_env.games.spinner.rules import ALL_TILES, Place, S, SpinnerState, matches
 
 
 @dataclass(frozen=True)

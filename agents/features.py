@@ -6,7 +6,7 @@ does not find them. Mexican Train's ``plan`` is one: which tiles of the hand mak
 longest chain from the own train's open end (M3.2), the hand's plan as
 :func:`~spinner_env.agents.mexican_train_expert.longest_chain` finds it for the expert,
 and which tiles fit another train open now (its layout:
-:data:`spinner_env.batched.mexican_train_plan.PLAN_LAYOUT`; compiled, as training asks for
+:data:`spinner_env.games.mexican_train.batched_plan.PLAN_LAYOUT`; compiled, as training asks for
 it at every decision).
 Cloning the expert with ``plan`` beside the observation matches its moves far more often,
 and wins far more matches, than from the observation alone (docs/league.md#mexican_train_4p
@@ -40,20 +40,20 @@ from spinner_env.agents.mexican_train_expert import MexicanTrainExpertWeights
 from spinner_env.agents.residual_inputs import MEXICAN_TRAIN_INPUTS, SPINNER_INPUTS, InputGroup
 
 from spinner_env import mexican_train_v0, spinner_v0
-from spinner_env.batched import mexican_train_expert
-from spinner_env.batched.mexican_train_plan import PLAN_SIZE, plan_features
-from spinner_env.batched.mexican_train_weights import (
+from spinner_env.core.encoding import Encoding
+from spinner_env.games.mexican_train import batched_expert as mexican_train_expert
+from spinner_env.games.mexican_train.batched_plan import PLAN_SIZE, plan_features
+from spinner_env.games.mexican_train.weights import (
     EXPERT_WEIGHT_NAMES as MEXICAN_TRAIN_EXPERT_WEIGHT_NAMES,
 )
-from spinner_env.batched.spinner_heuristic import (
+from spinner_env.games.spinner.batched_heuristic import (
     heuristic_scores_from_obs,
     heuristic_terms_from_obs,
     legal_masks_from_obs,
 )
-from spinner_env.batched.spinner_opponents import HeuristicPolicy
-from spinner_env.batched.spinner_weights import COMPILED_WEIGHT_NAMES as SPINNER_WEIGHT_NAMES
-from spinner_env.batched.spinner_weights import WEIGHT_NAMES as SPINNER_PLAYER_WEIGHT_NAMES
-from spinner_env.core.encoding import Encoding
+from spinner_env.games.spinner.batched_players import HeuristicPolicy
+from spinner_env.games.spinner.weights import COMPILED_WEIGHT_NAMES as SPINNER_WEIGHT_NAMES
+from spinner_env.games.spinner.weights import WEIGHT_NAMES as SPINNER_PLAYER_WEIGHT_NAMES
 
 ADVANTAGE_POINTS = 30.0
 """The value gap, in a hand-written player's points, that :func:`advantages` scales to -1."""
@@ -192,7 +192,7 @@ class Valuation:
     both games' in all but a hand-size threshold (and in Mexican Train, which follow-up of
     a double is best, M5.2). The first ``player_weights`` are the hand-written player's
     own; any after them (Spinner's phase weights,
-    :data:`~spinner_env.batched.spinner_weights.PHASE_WEIGHT_NAMES`) only learning sets,
+    :data:`~spinner_env.games.spinner.weights.PHASE_WEIGHT_NAMES`) only learning sets,
     and weights given without them keep their defaults.
     """
 

@@ -27,10 +27,17 @@ from spinner_env.agents.mexican_train_heuristic import (
     MexicanTrainWeights,
 )
 
-from spinner_env.batched.spinner_weights import COMPILED_WEIGHT_NAMES, EXPERT_WEIGHT_NAMES
 from spinner_env.games import CompiledPlayer
-from spinner_env.mexican_train import MexicanTrainRules, MexicanTrainState
-from spinner_env.spinner import DOUBLE_SPINNER, Place, S, SpinnerState, SpinnerTile, tile_points
+from spinner_env.games.mexican_train.rules import MexicanTrainRules, MexicanTrainState
+from spinner_env.games.spinner.rules import (
+    DOUBLE_SPINNER,
+    Place,
+    S,
+    SpinnerState,
+    SpinnerTile,
+    tile_points,
+)
+from spinner_env.games.spinner.weights import COMPILED_WEIGHT_NAMES, EXPERT_WEIGHT_NAMES
 
 
 @dataclass(frozen=True)
@@ -55,7 +62,7 @@ class HeuristicWeights:
 
     def as_array(self) -> np.ndarray:
         """The weights as the batched engine's compiled heuristic reads them (float64, in
-        the order of ``spinner_env.batched.spinner_weights.COMPILED_WEIGHT_NAMES``). The
+        the order of ``spinner_env.games.spinner.weights.COMPILED_WEIGHT_NAMES``). The
         compiled code also plays the expert, whose weights extend these
         (``spinner_env.agents.expert.ExpertWeights``), and learned phase weights: a weight
         not here is written as 0, which turns its consideration off."""

@@ -31,7 +31,7 @@ players think of their hand:
 It reads only what a player may know (M7): its own hand, the trains and markers, the
 unsatisfied doubles, the voids shown, hand sizes, all of which the seat's observation
 shows; it is deterministic. Its compiled twin,
-:mod:`spinner_env.batched.mexican_train_expert`, values the same placements from the
+:mod:`spinner_env.games.mexican_train.batched_expert`, values the same placements from the
 observation alone, for many positions at a time.
 """
 
@@ -46,8 +46,7 @@ import numpy as np
 from spinner_env.agents.base import lateness
 from spinner_env.agents.mexican_train_heuristic import MexicanTrainPlayer
 
-from spinner_env.batched.mexican_train_weights import EXPERT_WEIGHT_NAMES
-from spinner_env.mexican_train import (
+from spinner_env.games.mexican_train.rules import (
     ALL_TILES,
     MEXICAN,
     NUM_VALUES,
@@ -56,6 +55,7 @@ from spinner_env.mexican_train import (
     MexicanTrainState,
     Place,
 )
+from spinner_env.games.mexican_train.weights import EXPERT_WEIGHT_NAMES
 
 CHAIN_SEARCH_NODES = 3000
 """How many partial chains the plan search visits at most (a hand of 15 rarely needs 200)."""
@@ -84,7 +84,7 @@ class MexicanTrainExpertWeights:
 
     def as_array(self) -> np.ndarray:
         """The weights as the compiled expert reads them (float64, in the order of
-        ``spinner_env.batched.mexican_train_weights.EXPERT_WEIGHT_NAMES``)."""
+        ``spinner_env.games.mexican_train.weights.EXPERT_WEIGHT_NAMES``)."""
         return np.array([getattr(self, name) for name in EXPERT_WEIGHT_NAMES], np.float64)
 
 
@@ -105,7 +105,7 @@ class MexicanTrainExpertAgent(MexicanTrainPlayer):
         if not isinstance(rules, MexicanTrainRules):
             return None
         # numba loads only when a batched engine asks for the twin.
-        from spinner_env.batched.mexican_train_expert import MexicanTrainExpertPolicy
+        from spinner_env.games.mexican_train.batched_expert import MexicanTrainExpertPolicy
 
         return MexicanTrainExpertPolicy(self.weights.as_array(), rules.double_blank_50, self.name)
 

@@ -23,15 +23,15 @@ from dataclasses import dataclass
 import numpy as np
 from spinner_env.agents.base import EngineView, ScoringAgent, lateness
 
-from spinner_env.batched.mexican_train_weights import WEIGHT_NAMES
 from spinner_env.games import CompiledPlayer
-from spinner_env.mexican_train import (
+from spinner_env.games.mexican_train.rules import (
     MEXICAN,
     NUM_VALUES,
     MexicanTrainRules,
     MexicanTrainState,
     Place,
 )
+from spinner_env.games.mexican_train.weights import WEIGHT_NAMES
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,7 @@ class MexicanTrainWeights:
 
     def as_array(self) -> np.ndarray:
         """The weights as the batched engine's compiled heuristic reads them (float64, in
-        the order of ``spinner_env.batched.mexican_train_weights.WEIGHT_NAMES``)."""
+        the order of ``spinner_env.games.mexican_train.weights.WEIGHT_NAMES``)."""
         return np.array([getattr(self, name) for name in WEIGHT_NAMES], np.float64)
 
 

@@ -32,8 +32,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from spinner_env import mexican_train_v0 as mt
-from spinner_env.batched.mexican_train import TILE_PIPS as MT_TILE_PIPS
-from spinner_env.batched.spinner import (
+from spinner_env.games.mexican_train.batched import TILE_PIPS as MT_TILE_PIPS
+from spinner_env.games.mexican_train.rules import NUM_VALUES as MT_NUM_VALUES
+from spinner_env.games.spinner.batched import (
     ACTION_END,
     ACTION_OPENS,
     ACTION_TILE,
@@ -41,9 +42,13 @@ from spinner_env.batched.spinner import (
     TILE_LOW,
     TILE_POINTS,
 )
-from spinner_env.mexican_train import NUM_VALUES as MT_NUM_VALUES
-from spinner_env.spinner import NUM_VALUES
-from spinner_env.spinner_v0 import MAX_PLAYERS, MAX_UNFILLED, NUM_TILES, OBSERVATION_SLICES
+from spinner_env.games.spinner.encoding import (
+    MAX_PLAYERS,
+    MAX_UNFILLED,
+    NUM_TILES,
+    OBSERVATION_SLICES,
+)
+from spinner_env.games.spinner.rules import NUM_VALUES
 
 
 @dataclass(frozen=True)

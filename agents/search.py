@@ -42,7 +42,7 @@ tried), from the same search, and so the same move, as ``act``.
 (``Agent.compiled_twin``: ``random``, ``greedy``, ``heuristic`` and, in Spinner,
 ``expert``, with their default or own weights) plays on the game's batched numba engine
 (its ``spinner_env.games.GameSpec``'s rollouts, such as
-:class:`spinner_env.batched.spinner_rollout.SpinnerRollouts`: the position is copied into
+:class:`spinner_env.games.spinner.rollout.SpinnerRollouts`: the position is copied into
 a compiled game record and played out in compiled code, with the same result as on the
 reference engine for greedy, heuristic and expert). A policy network (a committed name
 such as ``spinner_2p``, ``checkpoint`` or a policy file: **network-guided search**, e.g.

@@ -22,8 +22,8 @@ from spinner_env.agents import make_agent
 from spinner_env.batched.core import sample_legal
 from spinner_env.batched.vector import LearnerBatch, as_batched
 from spinner_env.games import game_of
-from spinner_env.mexican_train import MexicanTrainRules
-from spinner_env.spinner import SpinnerRules
+from spinner_env.games.mexican_train.rules import MexicanTrainRules
+from spinner_env.games.spinner.rules import SpinnerRules
 
 OPPONENTS = {
     "spinner": ["heuristic", "pimc:determinizations=2", "ismcts:iterations=25"],

@@ -5,7 +5,7 @@ Every row plays full matches (episodes) with uniformly random legal actions and 
 observation and an action mask at every decision:
 
 1. ``mexican_train_v0`` through the PettingZoo AEC loop (``bench_aec.random_play_rate``);
-2. the batched engine (``spinner_env.batched.mexican_train``) at B = 1, 64, 1024, 4096;
+2. the batched engine (``spinner_env.games.mexican_train.batched``) at B = 1, 64, 1024, 4096;
 
 and, what a training run steps, learner decisions against the Mexican Train heuristic
 at every other seat (random learner moves, round episodes, ``hand_score`` reward):
@@ -39,8 +39,8 @@ from spinner_env.train.vec_env import MexicanTrainVecEnv
 
 from spinner_env import mexican_train_v0
 from spinner_env.batched.core import sample_legal
-from spinner_env.batched.mexican_train import BatchedMexicanTrain
-from spinner_env.mexican_train import MexicanTrainRules
+from spinner_env.games.mexican_train.batched import BatchedMexicanTrain
+from spinner_env.games.mexican_train.rules import MexicanTrainRules
 from spinner_env.wrappers import SingleAgentEnv
 
 BATCH_SIZES = (1, 64, 1024, 4096)

@@ -25,8 +25,8 @@ from spinner_env.agents import ExpertAgent, HeuristicAgent
 from spinner_env.agents.base import GameView
 from spinner_env.agents.expert import ExpertWeights
 
-from spinner_env.batched.spinner_heuristic import heuristic_actions_from_obs
 from spinner_env.games import game_spec
+from spinner_env.games.spinner.batched_heuristic import heuristic_actions_from_obs
 
 
 def decision_times(game: str, num_players: int, decisions: int) -> dict[str, float]:

@@ -28,9 +28,9 @@ from spinner_env.agents.expert import ExpertAgent
 from spinner_env.agents.heuristic import HeuristicAgent
 
 from spinner_env import spinner_v0
-from spinner_env.batched.spinner import BatchedSpinner, sample_legal
-from spinner_env.batched.spinner_heuristic import heuristic_actions
-from spinner_env.spinner import SpinnerRules
+from spinner_env.games.spinner.batched import BatchedSpinner, sample_legal
+from spinner_env.games.spinner.batched_heuristic import heuristic_actions
+from spinner_env.games.spinner.rules import SpinnerRules
 
 
 def compiled_rate(agent: HeuristicAgent, num_players: int, num_games: int, seconds: float) -> float:

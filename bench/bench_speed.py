@@ -5,7 +5,7 @@ random legal actions and reads an observation and an action mask at every decisi
 
 1. ``spinner_v0`` and ``mexican_train_v0`` through the PettingZoo AEC loop
    (``bench_aec.random_play_rate``);
-2. the batched engine (``spinner_env.batched.spinner``) at B = 1, 64, 1024, 8192;
+2. the batched engine (``spinner_env.games.spinner.batched``) at B = 1, 64, 1024, 8192;
 3. PettingZoo's ``connect_four_v3`` through the same AEC loop (it needs pygame);
 4. OpenSpiel's ``python_block_dominoes``, with ``observation_tensor`` and
    ``legal_actions_mask`` at every decision.
@@ -37,8 +37,8 @@ import numpy as np
 from bench_aec import random_play_rate
 
 from spinner_env.batched.core import BatchedEngine
-from spinner_env.batched.spinner import GAME, BatchedSpinner, sample_legal
-from spinner_env.spinner import SpinnerRules
+from spinner_env.games.spinner.batched import GAME, BatchedSpinner, sample_legal
+from spinner_env.games.spinner.rules import SpinnerRules
 
 BATCH_SIZES = (1, 64, 1024, 8192)
 

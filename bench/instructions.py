@@ -43,8 +43,8 @@ ENVS = {
     "from pettingzoo.classic import connect_four_v3\n"
     "print(play_decisions(connect_four_v3.env, {decisions}))",
     "batched B=1024": "from bench_speed import play_batched\n"
-    "from spinner_env.batched.spinner import BatchedSpinner\n"
-    "from spinner_env.spinner import SpinnerRules\n"
+    "from spinner_env.games.spinner.batched import BatchedSpinner\n"
+    "from spinner_env.games.spinner.rules import SpinnerRules\n"
     "engine = BatchedSpinner(1024, SpinnerRules(num_players={players}))\n"
     "print(play_batched(engine, {decisions})['decisions'])",
 }

@@ -29,7 +29,7 @@ from spinner_env.train.evaluate import MoveWatcher, build_agents, play_deal
 
 from spinner_env.core.match import Draw, Pass
 from spinner_env.games import game_spec
-from spinner_env.spinner import Place, S, SpinnerState, SpinnerTile, tile_points
+from spinner_env.games.spinner.rules import Place, S, SpinnerState, SpinnerTile, tile_points
 
 HEAVY = 10
 """Tiles of at least this many points count as heavy."""

@@ -33,7 +33,7 @@ from torch import nn
 from torch.distributions import Categorical
 
 from spinner_env.batched.vector import SpinnerVectorEnv
-from spinner_env.spinner import SpinnerRules
+from spinner_env.games.spinner.rules import SpinnerRules
 
 
 @dataclass

@@ -18,8 +18,8 @@ from typing import Any, TypeVar
 import numpy as np
 
 from spinner_env.core.encoding import zero_sum_outcome
-from spinner_env.spinner import SpinnerRules
-from spinner_env.spinner_v0 import OBSERVATION_SLICES
+from spinner_env.games.spinner.encoding import OBSERVATION_SLICES
+from spinner_env.games.spinner.rules import SpinnerRules
 
 ArgsT = TypeVar("ArgsT")
 

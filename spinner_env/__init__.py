@@ -1,25 +1,31 @@
 """spinner-env: domino games (Spinner, Mexican Train) for reinforcement learning.
 
-``spinner_env.spinner`` is the Spinner rules engine (no RL imports);
-``spinner_env.spinner_v0`` is its PettingZoo AEC environment;
-``spinner_env.mexican_train`` and ``spinner_env.mexican_train_v0`` are the same for
-Mexican Train. Importing the package registers the single-agent views
-(:func:`spinner_env.wrappers.single_agent_env`) as the Gymnasium ids
-``spinner_env/Spinner-v0`` and ``spinner_env/MexicanTrain-v0``.
+Each game is a package of :mod:`spinner_env.games` (its rules engine, encoding,
+PettingZoo env, batched engine, ...), registered in :data:`spinner_env.games.GAMES`.
+Its PettingZoo env is imported under its versioned name, ``from spinner_env import
+spinner_v0`` (or ``mexican_train_v0``). Importing the package registers the PettingZoo
+ids and the single-agent views (:func:`spinner_env.wrappers.single_agent_env`) as the
+Gymnasium ids ``spinner_env/Spinner-v0`` and ``spinner_env/MexicanTrain-v0``; it loads
+no env until one is asked for.
 """
 
-import gymnasium
-from pettingzoo.env_registry.registration import aec_registry, register
+from types import ModuleType
 
-from spinner_env import mexican_train_v0, spinner_v0
+import gymnasium
+
 from spinner_env.games import GAMES
 
 __version__ = "0.1.0"
 
-# Entry points are strings: registering imports nothing beyond the environments.
+try:
+    from pettingzoo.env_registry.registration import aec_registry, register
+except ImportError:  # every install has PettingZoo; the core and engines need it not
+    aec_registry, register = {}, None
+
+# Entry points are strings: registering imports nothing beyond the games' records.
 for _game in GAMES.values():
-    if _game.aec_id not in aec_registry:
-        register("aec", _game.aec_id, entry_point=f"{_game.raw_env.__module__}:env")
+    if register is not None and _game.aec_id not in aec_registry:
+        register("aec", _game.aec_id, entry_point=f"{_game.env_path.partition(':')[0]}:env")
     if _game.gym_id not in gymnasium.registry:
         gymnasium.register(
             _game.gym_id,
@@ -27,4 +33,13 @@ for _game in GAMES.values():
             kwargs={"game": _game.name},
         )
 
-__all__ = ["mexican_train_v0", "spinner_v0"]
+__all__ = sorted(game.env_name for game in GAMES.values())
+
+
+def __getattr__(name: str) -> ModuleType:
+    """A game's env module by its versioned name (``spinner_env.spinner_v0``, ``from
+    spinner_env import spinner_v0``), loaded on first use."""
+    for game in GAMES.values():
+        if game.env_name == name:
+            return game.env_module
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -12,8 +12,8 @@ from __future__ import annotations
 import argparse
 import random
 
-from spinner_env.render import render_spinner
-from spinner_env.spinner import SpinnerRules, SpinnerState
+from spinner_env.games.spinner.rules import SpinnerRules, SpinnerState
+from spinner_env.games.spinner.text import render_spinner
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -22,10 +22,11 @@ pyspiel. ``pyspiel.load_game("python_spinner(players=4)")`` then works as for an
   exact belief sampler (:class:`spinner_env.belief.Belief`), so OpenSpiel's Python
   ``ISMCTSBot`` plays both games.
 
-The rules are the engines' (:mod:`spinner_env.spinner`, :mod:`spinner_env.mexican_train`):
-a state holds an engine state and feeds it the chance outcomes, dealing each hand through
-the engines' ``new(order=...)`` and ``start_next_hand(order=...)``. The S2.3 variant
-``seeded_first_dealer`` is not offered: seat 0 deals the first hand.
+The rules are the engines' (:mod:`spinner_env.games.spinner.rules`,
+:mod:`spinner_env.games.mexican_train.rules`): a state holds an engine state and feeds
+it the chance outcomes, dealing each hand through the engines' ``new(order=...)`` and
+``start_next_hand(order=...)``. The S2.3 variant ``seeded_first_dealer`` is not offered:
+seat 0 deals the first hand.
 
 The information state is what the seat is shown now, not its whole history, so tabular
 algorithms that assume perfect recall merge histories that show the same table. A

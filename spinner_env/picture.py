@@ -36,10 +36,10 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from spinner_env.core.match import MatchState
+from spinner_env.core.text import counted
 from spinner_env.games import game_of
-from spinner_env.mexican_train import MEXICAN, MexicanTrainState, train_name
-from spinner_env.render import counted
-from spinner_env.spinner import Placed, S, SpinnerState, SpinnerTile
+from spinner_env.games.mexican_train.rules import MEXICAN, MexicanTrainState, train_name
+from spinner_env.games.spinner.rules import Placed, S, SpinnerState, SpinnerTile
 
 WIDTH, HEIGHT = 1024, 768
 """The canvas: one size for every state, so that frames make a video."""

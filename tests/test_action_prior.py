@@ -36,11 +36,11 @@ from test_search import decision
 
 from spinner_env import mexican_train_v0, spinner_v0
 from spinner_env.batched.core import sample_legal
-from spinner_env.batched.mexican_train_expert import legal_masks
-from spinner_env.batched.spinner import BatchedSpinner
-from spinner_env.batched.spinner_heuristic import heuristic_actions, legal_masks_from_obs
-from spinner_env.mexican_train import MexicanTrainRules
-from spinner_env.spinner import SpinnerRules
+from spinner_env.games.mexican_train.batched_expert import legal_masks
+from spinner_env.games.mexican_train.rules import MexicanTrainRules
+from spinner_env.games.spinner.batched import BatchedSpinner
+from spinner_env.games.spinner.batched_heuristic import heuristic_actions, legal_masks_from_obs
+from spinner_env.games.spinner.rules import SpinnerRules
 
 MEXICAN_TRAIN = mexican_train_v0.ENCODING
 EXPERT_PRIOR = ActionPrior("expert", 30.0)

@@ -12,8 +12,8 @@ from spinner_env.agents.policy import PolicyAgent, save_policy
 from spinner_env.train.evaluate import tournament
 
 from spinner_env import mexican_train_v0, spinner_v0
-from spinner_env.mexican_train import MexicanTile, MexicanTrainRules, MexicanTrainState
-from spinner_env.spinner import ALL_TILES, S, SpinnerRules, SpinnerState
+from spinner_env.games.mexican_train.rules import MexicanTile, MexicanTrainRules, MexicanTrainState
+from spinner_env.games.spinner.rules import ALL_TILES, S, SpinnerRules, SpinnerState
 
 
 def untrained_policy_agent(seed: int = 0) -> PolicyAgent:

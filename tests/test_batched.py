@@ -3,7 +3,7 @@
 Each batched game is shadowed by a ``spinner_v0.raw_env`` dealt from the same seed; at
 every decision both must show the same player to act, observation and action mask, and
 after it the same rewards; at the end of an episode the same final totals and final
-observation (S1-S7 as implemented by ``spinner_env.spinner``). The adapters of
+observation (S1-S7 as implemented by ``spinner_env.games.spinner.rules``). The adapters of
 ``spinner_env.batched.vector`` must play as the AEC-based ``SingleAgentEnv`` does.
 """
 
@@ -35,8 +35,6 @@ from spinner_env.batched.core import (
     BatchStep,
     sample_legal,
 )
-from spinner_env.batched.mexican_train import BatchedMexicanTrain
-from spinner_env.batched.spinner import BatchedSpinner
 from spinner_env.batched.vector import (
     GreedyPolicy,
     LearnerBatch,
@@ -45,8 +43,10 @@ from spinner_env.batched.vector import (
 )
 from spinner_env.core.match import MatchState, shuffled
 from spinner_env.games import game_of
-from spinner_env.mexican_train import MexicanTrainRules, MexicanTrainState
-from spinner_env.spinner import ALL_TILES, SpinnerRules
+from spinner_env.games.mexican_train.batched import BatchedMexicanTrain
+from spinner_env.games.mexican_train.rules import MexicanTrainRules, MexicanTrainState
+from spinner_env.games.spinner.batched import BatchedSpinner
+from spinner_env.games.spinner.rules import ALL_TILES, SpinnerRules
 from spinner_env.wrappers import SingleAgentEnv
 
 

@@ -1,6 +1,6 @@
 """The compiled expert decides as ``ExpertAgent`` does, decision by decision.
 
-The compiled heuristic (``spinner_env.batched.spinner_heuristic``) plays the expert when its
+The compiled heuristic (``spinner_env.games.spinner.batched_heuristic``) plays the expert when its
 weights are ``ExpertWeights``. Batched games are shadowed by ``spinner_v0.raw_env`` games
 dealt from the same seeds (``play_side_by_side`` of ``tests/test_batched.py``); at every
 decision the compiled choice, read from the game record and from the observation, must
@@ -27,12 +27,12 @@ from test_batched import check_learner_batch_against_single_agent_env
 from test_batched_heuristic import check_compiled_chooses_as
 from test_train import tiny_config
 
-from spinner_env.batched.mexican_train_expert import MexicanTrainExpertPolicy
-from spinner_env.batched.spinner_opponents import HeuristicPolicy
-from spinner_env.batched.spinner_weights import COMPILED_WEIGHT_NAMES, EXPERT_WEIGHT_NAMES
 from spinner_env.batched.vector import as_batched
-from spinner_env.mexican_train import MexicanTrainRules
-from spinner_env.spinner import SpinnerRules
+from spinner_env.games.mexican_train.batched_expert import MexicanTrainExpertPolicy
+from spinner_env.games.mexican_train.rules import MexicanTrainRules
+from spinner_env.games.spinner.batched_players import HeuristicPolicy
+from spinner_env.games.spinner.rules import SpinnerRules
+from spinner_env.games.spinner.weights import COMPILED_WEIGHT_NAMES, EXPERT_WEIGHT_NAMES
 
 WEIGHT_SETS = {
     "default": ExpertWeights(),

@@ -18,21 +18,21 @@ from spinner_env.agents.expert import ExpertWeights
 from spinner_env.agents.heuristic import HeuristicAgent, HeuristicWeights
 from test_batched import play_side_by_side
 
-from spinner_env.batched.spinner import BatchedSpinner, BatchStep, sample_legal
-from spinner_env.batched.spinner_heuristic import (
+from spinner_env.batched.vector import as_batched
+from spinner_env.games.spinner.batched import BatchedSpinner, BatchStep, sample_legal
+from spinner_env.games.spinner.batched_heuristic import (
     HEURISTIC_WEIGHT_NAMES,
     WEIGHT_NAMES,
     heuristic_actions,
     heuristic_actions_from_obs,
 )
-from spinner_env.batched.spinner_opponents import HeuristicPolicy
-from spinner_env.batched.spinner_weights import (
+from spinner_env.games.spinner.batched_players import HeuristicPolicy
+from spinner_env.games.spinner.rules import SpinnerRules
+from spinner_env.games.spinner.weights import (
     COMPILED_WEIGHT_NAMES,
     EXPERT_WEIGHT_NAMES,
     PHASE_WEIGHT_NAMES,
 )
-from spinner_env.batched.vector import as_batched
-from spinner_env.spinner import SpinnerRules
 
 WEIGHT_SETS = {
     "default": HeuristicWeights(),

@@ -4,7 +4,7 @@ Each batched game is shadowed by a ``mexican_train_v0.raw_env`` dealt from the s
 (``play_side_by_side`` of ``tests/test_batched.py``); at every decision both must show
 the same player to act, observation and action mask, and after it the same rewards; at
 the end of an episode the same final totals and final observation (M1-M7 as implemented
-by ``spinner_env.mexican_train``). The compiled opponents choose as the agents they play
+by ``spinner_env.games.mexican_train.rules``). The compiled opponents choose as the agents they play
 for, decision by decision, and the adapters of ``spinner_env.batched.vector`` play as the
 AEC-based ``SingleAgentEnv`` does.
 """
@@ -31,16 +31,16 @@ from test_batched import (
 
 from spinner_env import mexican_train_v0
 from spinner_env.batched.core import BatchedEngine, BatchStep, sample_legal
-from spinner_env.batched.mexican_train import BatchedMexicanTrain
-from spinner_env.batched.mexican_train_opponents import (
+from spinner_env.batched.vector import MexicanTrainVectorEnv, as_batched
+from spinner_env.games.mexican_train.batched import BatchedMexicanTrain
+from spinner_env.games.mexican_train.batched_players import (
     WEIGHT_NAMES,
     MexicanTrainHeuristicPolicy,
     heuristic_actions,
     heuristic_actions_from_obs,
 )
-from spinner_env.batched.spinner_opponents import OPPONENT_EXTERNAL
-from spinner_env.batched.vector import MexicanTrainVectorEnv, as_batched
-from spinner_env.mexican_train import MexicanTrainRules, MexicanTrainState
+from spinner_env.games.mexican_train.rules import MexicanTrainRules, MexicanTrainState
+from spinner_env.games.spinner.batched_players import OPPONENT_EXTERNAL
 
 
 @pytest.mark.parametrize("num_players", range(2, 9))

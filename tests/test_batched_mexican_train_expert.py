@@ -1,4 +1,4 @@
-"""The compiled Mexican Train expert (spinner_env.batched.mexican_train_expert) against the
+"""The compiled Mexican Train expert (spinner_env.games.mexican_train.batched_expert) against the
 agent: the same value for every legal placement and the same decision, read from the
 observation alone (M7), in positions of every kind."""
 
@@ -14,17 +14,17 @@ from spinner_env.agents.mexican_train_expert import (
 from test_batched import play_side_by_side
 
 from spinner_env.batched.core import BatchedEngine, BatchStep, sample_legal
-from spinner_env.batched.mexican_train import BatchedMexicanTrain
-from spinner_env.batched.mexican_train_expert import (
+from spinner_env.batched.vector import as_batched
+from spinner_env.games.mexican_train.batched import BatchedMexicanTrain
+from spinner_env.games.mexican_train.batched_expert import (
     MexicanTrainExpertPolicy,
     expert_actions,
     expert_terms,
     expert_values,
 )
-from spinner_env.batched.mexican_train_weights import EXPERT_WEIGHT_NAMES
-from spinner_env.batched.vector import as_batched
-from spinner_env.mexican_train import ALL_TILES, MexicanTrainRules
-from spinner_env.mexican_train_v0 import NUM_TILES
+from spinner_env.games.mexican_train.encoding import NUM_TILES
+from spinner_env.games.mexican_train.rules import ALL_TILES, MexicanTrainRules
+from spinner_env.games.mexican_train.weights import EXPERT_WEIGHT_NAMES
 
 DOUBLE_IDS = [tile.index for tile in ALL_TILES if tile.is_double]
 

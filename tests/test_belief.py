@@ -24,8 +24,8 @@ from scipy.stats import chisquare
 from spinner_env.belief import Belief, DealSampler
 from spinner_env.core.match import MatchState
 from spinner_env.core.tiles import Tile, parse_tiles
-from spinner_env.mexican_train import MexicanTrainRules, MexicanTrainState
-from spinner_env.spinner import SpinnerRules, SpinnerState, SpinnerTile, parse
+from spinner_env.games.mexican_train.rules import MexicanTrainRules, MexicanTrainState
+from spinner_env.games.spinner.rules import SpinnerRules, SpinnerState, SpinnerTile, parse
 
 GAMES = {
     "spinner": (SpinnerState, SpinnerRules),

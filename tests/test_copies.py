@@ -21,10 +21,10 @@ from spinner_env.train.vec_env import BatchedVecEnv, MexicanTrainVecEnv
 
 from spinner_env import mexican_train_v0, spinner_v0
 from spinner_env.batched.vector import SpinnerVectorEnv
-from spinner_env.mexican_train import ALL_TILES as MEXICAN_TRAIN_TILES
-from spinner_env.mexican_train import MexicanTrainRules
-from spinner_env.spinner import ALL_TILES as SPINNER_TILES
-from spinner_env.spinner import SpinnerRules
+from spinner_env.games.mexican_train.rules import ALL_TILES as MEXICAN_TRAIN_TILES
+from spinner_env.games.mexican_train.rules import MexicanTrainRules
+from spinner_env.games.spinner.rules import ALL_TILES as SPINNER_TILES
+from spinner_env.games.spinner.rules import SpinnerRules
 from spinner_env.wrappers import SingleAgentEnv
 
 COPIERS: dict[str, Callable[[Any], Any]] = {

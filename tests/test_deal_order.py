@@ -8,8 +8,8 @@ import random
 import pytest
 
 from spinner_env.core.match import shuffled
-from spinner_env.mexican_train import MexicanTrainRules, MexicanTrainState
-from spinner_env.spinner import SpinnerRules, SpinnerState
+from spinner_env.games.mexican_train.rules import MexicanTrainRules, MexicanTrainState
+from spinner_env.games.spinner.rules import SpinnerRules, SpinnerState
 
 GAMES = [(SpinnerState, SpinnerRules), (MexicanTrainState, MexicanTrainRules)]
 

@@ -164,6 +164,6 @@ def test_site_builds_strict(tmp_path: Path):
         ("api/agents", "spinner_env.agents.make_agent"),
         ("api/train", "spinner_env.train.evaluate.tournament"),
         ("api/wrappers", "spinner_env.wrappers.SingleAgentEnv"),
-        ("api/batched", "spinner_env.batched.spinner.BatchedSpinner"),
+        ("api/batched", "spinner_env.games.spinner.batched.BatchedSpinner"),
     ]:
         assert f'id="{name}"' in (site / page / "index.html").read_text(), name

@@ -26,8 +26,8 @@ from spinner_env.batched.core import BatchedEngine, CompiledRules
 from spinner_env.batched.rollout import BatchedRollouts
 from spinner_env.core.encoding import Encoding
 from spinner_env.core.match import MatchState
+from spinner_env.core.text import counted
 from spinner_env.games import GAMES, CompiledPlayer, GameSpec, game_of, game_spec
-from spinner_env.render import counted
 
 ADDING_A_GAME = Path(__file__).parent.parent / "docs" / "adding_a_game.md"
 ENV_MODULE_NAMES = (
@@ -162,7 +162,7 @@ def test_registered_in_pettingzoo_registry(game: GameSpec):
     env = pettingzoo.make("aec", game.aec_id, num_players=3)
     env.reset(seed=0)
     assert env.unwrapped.num_players == 3
-    assert env.unwrapped.metadata["name"] == game.env_module.__name__.rpartition(".")[2]
+    assert env.unwrapped.metadata["name"] == game.env_name
 
 
 @each_game

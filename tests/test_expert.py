@@ -12,7 +12,7 @@ from spinner_env.agents.heuristic import HeuristicWeights
 from spinner_env.train.evaluate import tournament
 from test_agents import SETTER, deal, decide, play, shown_void_in_3_8_and_s
 
-from spinner_env.spinner import ALL_TILES, S
+from spinner_env.games.spinner.rules import ALL_TILES, S
 
 
 def test_the_expert_keeps_its_spinner_tile_while_a_plain_tile_fits():

@@ -20,9 +20,9 @@ from test_imitate import mexican_train_config
 from test_policy_files import small_policy
 
 from spinner_env import mexican_train_v0, spinner_v0
-from spinner_env.batched.mexican_train_plan import PLAN_SIZE, PLAN_SLICES, plan_features
-from spinner_env.mexican_train import ALL_TILES, NUM_VALUES, MexicanTile, parse
-from spinner_env.mexican_train_v0 import NUM_SLOTS, OBSERVATION_SLICES
+from spinner_env.games.mexican_train.batched_plan import PLAN_SIZE, PLAN_SLICES, plan_features
+from spinner_env.games.mexican_train.encoding import NUM_SLOTS, OBSERVATION_SLICES
+from spinner_env.games.mexican_train.rules import ALL_TILES, NUM_VALUES, MexicanTile, parse
 
 MEXICAN_TRAIN = mexican_train_v0.ENCODING
 OPEN_ENDS = OBSERVATION_SLICES["open_ends"]

@@ -21,8 +21,8 @@ import spinner_env  # noqa: F401  (registers the Gymnasium ids)
 from spinner_env import mexican_train_v0, spinner_v0
 from spinner_env.batched.vector import MexicanTrainVectorEnv, SpinnerVectorEnv
 from spinner_env.core.encoding import layout_bounds
-from spinner_env.mexican_train import MexicanTrainRules
-from spinner_env.spinner import SpinnerRules
+from spinner_env.games.mexican_train.rules import MexicanTrainRules
+from spinner_env.games.spinner.rules import SpinnerRules
 from spinner_env.wrappers import SingleAgentEnv
 
 GYM_IDS = {"spinner": "spinner_env/Spinner-v0", "mexican_train": "spinner_env/MexicanTrain-v0"}
@@ -152,8 +152,8 @@ VECTOR_ENV_ONLY = """
 import sys
 import numpy as np
 from spinner_env.batched.vector import MexicanTrainVectorEnv, SpinnerVectorEnv
-from spinner_env.mexican_train import MexicanTrainRules
-from spinner_env.spinner import SpinnerRules
+from spinner_env.games.mexican_train.rules import MexicanTrainRules
+from spinner_env.games.spinner.rules import SpinnerRules
 for env in (
     SpinnerVectorEnv(2, SpinnerRules(num_players=3), opponents="heuristic"),
     MexicanTrainVectorEnv(2, MexicanTrainRules(num_players=3), opponents="greedy"),

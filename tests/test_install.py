@@ -37,7 +37,7 @@ assert spinner_env.__file__.startswith(site), spinner_env.__file__
 assert not any(name.split(".")[0] in ("torch", "numba") for name in sys.modules)
 
 from spinner_env.agents import HeuristicAgent, make_agent
-from spinner_env.spinner import SpinnerRules
+from spinner_env.games.spinner.rules import SpinnerRules
 from spinner_env.batched.vector import SpinnerVectorEnv
 
 env = SpinnerVectorEnv(2, SpinnerRules(num_players=2), opponents="heuristic")

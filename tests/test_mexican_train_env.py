@@ -11,16 +11,7 @@ import pytest
 from spinner_env import mexican_train_v0
 from spinner_env.core.match import DRAW, PASS
 from spinner_env.core.tiles import parse_tiles
-from spinner_env.mexican_train import (
-    ALL_TILES,
-    MEXICAN,
-    MexicanTile,
-    MexicanTrainRules,
-    MexicanTrainState,
-    Place,
-    parse,
-)
-from spinner_env.mexican_train_v0 import (
+from spinner_env.games.mexican_train.encoding import (
     ACTIONS,
     DRAW_ACTION,
     MEXICAN_SLOT,
@@ -29,6 +20,15 @@ from spinner_env.mexican_train_v0 import (
     PASS_ACTION,
     action_to_move,
     move_to_action,
+)
+from spinner_env.games.mexican_train.rules import (
+    ALL_TILES,
+    MEXICAN,
+    MexicanTile,
+    MexicanTrainRules,
+    MexicanTrainState,
+    Place,
+    parse,
 )
 
 PLAYER_COUNTS = [2, 4, 8]

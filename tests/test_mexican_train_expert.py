@@ -17,7 +17,7 @@ from spinner_env.agents.mexican_train_expert import (
 from test_agents import decide, mexican_view, play_checking_legality
 
 from spinner_env import mexican_train_v0
-from spinner_env.mexican_train import ALL_TILES, parse
+from spinner_env.games.mexican_train.rules import ALL_TILES, parse
 
 OTHERS = ["1-3 1-8 1-9 3-8 3-9 8-9", "1-10 3-10 8-10 9-10 1-11 1-12"]
 """Hands of six for seats 1 and 2: no opponent is close to going out."""

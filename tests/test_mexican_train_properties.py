@@ -14,14 +14,14 @@ from hypothesis import strategies as st
 
 from spinner_env import mexican_train_v0
 from spinner_env.core.match import DRAW, PASS, Draw, Pass
-from spinner_env.mexican_train import (
+from spinner_env.games.mexican_train.encoding import move_to_action
+from spinner_env.games.mexican_train.rules import (
     ALL_TILES,
     MEXICAN,
     MexicanTrainRules,
     MexicanTrainState,
     Place,
 )
-from spinner_env.mexican_train_v0 import move_to_action
 
 seeds = st.integers(0, 2**32 - 1)
 player_counts = st.integers(2, 8)

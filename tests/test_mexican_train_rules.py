@@ -10,7 +10,7 @@ import pytest
 
 from spinner_env.core.match import DRAW, PASS
 from spinner_env.core.tiles import parse_tiles
-from spinner_env.mexican_train import (
+from spinner_env.games.mexican_train.rules import (
     ALL_TILES,
     DEAL_SIZES,
     MEXICAN,

@@ -12,7 +12,15 @@ from spinner_env.agents import RandomAgent
 
 from spinner_env import mexican_train_v0, spinner_v0
 from spinner_env.core.match import MatchState
-from spinner_env.mexican_train import MexicanTrainRules, MexicanTrainState
+from spinner_env.games.mexican_train.rules import MexicanTrainRules, MexicanTrainState
+from spinner_env.games.spinner.rules import (
+    ALL_TILES,
+    Place,
+    SpinnerRules,
+    SpinnerState,
+    matches,
+    parse,
+)
 from spinner_env.picture import (
     BOARD_H,
     BOARD_W,
@@ -33,7 +41,6 @@ from spinner_env.picture import (
     table_scene,
     to_svg,
 )
-from spinner_env.spinner import ALL_TILES, Place, SpinnerRules, SpinnerState, matches, parse
 from spinner_env.wrappers import SingleAgentEnv
 
 

@@ -25,8 +25,8 @@ from spinner_env.agents.policy import (
 )
 
 from spinner_env import mexican_train_v0, spinner_v0
-from spinner_env.mexican_train import MexicanTrainState
-from spinner_env.spinner import SpinnerState
+from spinner_env.games.mexican_train.rules import MexicanTrainState
+from spinner_env.games.spinner.rules import SpinnerState
 
 SPINNER = spinner_v0.ENCODING
 MEXICAN_TRAIN = mexican_train_v0.ENCODING

@@ -51,14 +51,14 @@ from spinner_env.train.ppo import init_weights as start_model_from
 from spinner_env.train.ppo import limit_threads, make_model, make_pool, make_training_env, train
 
 from spinner_env import mexican_train_v0, spinner_v0
-from spinner_env.batched.mexican_train import BatchedMexicanTrain
-from spinner_env.batched.mexican_train_expert import MexicanTrainExpertPolicy
-from spinner_env.batched.spinner import BatchedSpinner
-from spinner_env.batched.spinner_opponents import HeuristicPolicy
 from spinner_env.core.encoding import hand_score_difference
 from spinner_env.games import game_spec
-from spinner_env.mexican_train import MexicanTrainRules
-from spinner_env.spinner import SpinnerRules
+from spinner_env.games.mexican_train.batched import BatchedMexicanTrain
+from spinner_env.games.mexican_train.batched_expert import MexicanTrainExpertPolicy
+from spinner_env.games.mexican_train.rules import MexicanTrainRules
+from spinner_env.games.spinner.batched import BatchedSpinner
+from spinner_env.games.spinner.batched_players import HeuristicPolicy
+from spinner_env.games.spinner.rules import SpinnerRules
 
 
 @pytest.fixture(autouse=True, scope="module")

@@ -17,7 +17,7 @@ from spinner_env.agents.posterior import (
 from spinner_env.agents.search import agent_move
 
 from spinner_env.games import game_spec
-from spinner_env.mexican_train import MexicanTile, MexicanTrainRules, MexicanTrainState
+from spinner_env.games.mexican_train.rules import MexicanTile, MexicanTrainRules, MexicanTrainState
 
 HIDDEN = ["12-11", "12-10", "3-4", "5-6", "7-8"]
 T = MexicanTile.parse

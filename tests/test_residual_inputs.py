@@ -26,8 +26,9 @@ from spinner_env.train.policy_iteration import (
 )
 
 from spinner_env import spinner_v0
-from spinner_env.batched.mexican_train_rollout import MexicanTrainRollouts
-from spinner_env.batched.spinner import (
+from spinner_env.games.mexican_train.rollout import MexicanTrainRollouts
+from spinner_env.games.mexican_train.rules import MexicanTrainRules
+from spinner_env.games.spinner.batched import (
     ACTION_END,
     ACTION_OPENS,
     ACTION_TILE,
@@ -36,10 +37,9 @@ from spinner_env.batched.spinner import (
     TILE_POINTS,
     BatchedSpinner,
 )
-from spinner_env.batched.spinner_opponents import HeuristicPolicy
-from spinner_env.mexican_train import MexicanTrainRules
-from spinner_env.spinner import NUM_VALUES, SpinnerRules
-from spinner_env.spinner_v0 import OBSERVATION_SLICES as SL
+from spinner_env.games.spinner.batched_players import HeuristicPolicy
+from spinner_env.games.spinner.encoding import OBSERVATION_SLICES as SL
+from spinner_env.games.spinner.rules import NUM_VALUES, SpinnerRules
 
 GROUPS = ("position", "move")
 

@@ -28,7 +28,7 @@ from spinner_env.belief import Belief
 from spinner_env.core.encoding import hand_score_difference, zero_sum_outcome
 from spinner_env.core.match import MatchState
 from spinner_env.games import game_spec
-from spinner_env.spinner import SpinnerState
+from spinner_env.games.spinner.rules import SpinnerState
 
 
 def decision(game: str, num_players: int, seed: int) -> tuple[MatchState, np.ndarray]:

@@ -1,5 +1,5 @@
-"""Rollouts on the batched engines (``spinner_env.batched.spinner_rollout``,
-``spinner_env.batched.mexican_train_rollout``): a reference position loaded into a
+"""Rollouts on the batched engines (``spinner_env.games.spinner.rollout``,
+``spinner_env.games.mexican_train.rollout``): a reference position loaded into a
 compiled record goes on exactly as the reference engine would."""
 
 from __future__ import annotations
@@ -15,30 +15,30 @@ from spinner_env.agents.heuristic import HeuristicAgent
 from test_batched import assert_reads_back
 
 from spinner_env.batched import mexican_train as batched_mexican_train
-from spinner_env.batched.mexican_train_rollout import MexicanTrainRollouts
-from spinner_env.batched.mexican_train_rollout import load_state as load_mexican_train
-from spinner_env.batched.spinner import GAME, _legal_mask
-from spinner_env.batched.spinner_opponents import (
-    OPPONENT_GREEDY,
-    OPPONENT_HEURISTIC,
-    OPPONENT_RANDOM,
-)
-from spinner_env.batched.spinner_rollout import SpinnerRollouts, load_state
-from spinner_env.batched.spinner_rollout import state_of as spinner_state_of
 from spinner_env.belief import Belief
 from spinner_env.core.encoding import hand_score_difference, zero_sum_outcome
 from spinner_env.core.match import MatchState
 from spinner_env.games import game_spec
-from spinner_env.mexican_train import ALL_TILES as MT_TILES
-from spinner_env.mexican_train import (
+from spinner_env.games.mexican_train.rollout import MexicanTrainRollouts
+from spinner_env.games.mexican_train.rollout import load_state as load_mexican_train
+from spinner_env.games.mexican_train.rules import ALL_TILES as MT_TILES
+from spinner_env.games.mexican_train.rules import (
     MEXICAN,
     MexicanTile,
     MexicanTrainRules,
     MexicanTrainState,
     parse,
 )
-from spinner_env.spinner import SpinnerRules, SpinnerState
-from spinner_env.spinner_v0 import NUM_ACTIONS
+from spinner_env.games.spinner.batched import GAME, _legal_mask
+from spinner_env.games.spinner.batched_players import (
+    OPPONENT_GREEDY,
+    OPPONENT_HEURISTIC,
+    OPPONENT_RANDOM,
+)
+from spinner_env.games.spinner.encoding import NUM_ACTIONS
+from spinner_env.games.spinner.rollout import SpinnerRollouts, load_state
+from spinner_env.games.spinner.rollout import state_of as spinner_state_of
+from spinner_env.games.spinner.rules import SpinnerRules, SpinnerState
 
 ENCODING = game_spec("spinner").encoding
 MT_ENCODING = game_spec("mexican_train").encoding

@@ -13,10 +13,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from spinner_env import spinner_v0
-from spinner_env.spinner import ALL_TILES, SpinnerRules, SpinnerState, parse
-from spinner_env.spinner_v0 import (
+from spinner_env.games.spinner.encoding import (
     OBSERVATION_SLICES,
 )
+from spinner_env.games.spinner.rules import ALL_TILES, SpinnerRules, SpinnerState, parse
 
 
 def test_observation_slices_describe_the_position():

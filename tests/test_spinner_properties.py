@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from spinner_env import spinner_v0
 from spinner_env.core.match import DRAW, PASS
-from spinner_env.spinner import Place, SpinnerRules, SpinnerState
+from spinner_env.games.spinner.rules import Place, SpinnerRules, SpinnerState
 
 S = 10  # S1.3: the engine writes the spinner symbol as the value 10
 NUMBERS = range(10)

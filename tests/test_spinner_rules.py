@@ -12,7 +12,8 @@ from __future__ import annotations
 import pytest
 
 from spinner_env.core.match import DRAW, PASS
-from spinner_env.spinner import (
+from spinner_env.games.spinner.encoding import SpinnerEncoding
+from spinner_env.games.spinner.rules import (
     ALL_TILES,
     Place,
     Placed,
@@ -21,7 +22,6 @@ from spinner_env.spinner import (
     SpinnerTile,
     parse,
 )
-from spinner_env.spinner_v0 import SpinnerEncoding
 
 # ---------------------------------------------------------------------- helpers
 

@@ -20,10 +20,10 @@ from spinner_env.agents import RandomAgent
 
 from spinner_env import mexican_train_v0, spinner_v0
 from spinner_env.games import GAMES
-from spinner_env.mexican_train import ALL_TILES as MT_TILES
-from spinner_env.mexican_train import MexicanTrainRules, MexicanTrainState
+from spinner_env.games.mexican_train.rules import ALL_TILES as MT_TILES
+from spinner_env.games.mexican_train.rules import MexicanTrainRules, MexicanTrainState
+from spinner_env.games.spinner.rules import ALL_TILES, SpinnerRules, SpinnerState
 from spinner_env.mutation import PLAYER_COUNTS, check_mutant, mutate, random_state
-from spinner_env.spinner import ALL_TILES, SpinnerRules, SpinnerState
 from spinner_env.wrappers import SingleAgentEnv
 
 SPINNER, MEXICAN_TRAIN = GAMES.values()

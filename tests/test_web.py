@@ -16,11 +16,11 @@ from spinner_env.agents import make_agent
 from spinner_env.agents.base import AgentView, MoveView, choose_move_explained
 
 from spinner_env.games import GAMES, game_spec
-from spinner_env.mexican_train import MexicanTile
+from spinner_env.games.mexican_train.rules import MexicanTile
+from spinner_env.games.spinner.rules import ALL_TILES, SpinnerState, SpinnerTile, parse
 from spinner_env.picture import table_scene, to_svg
 from spinner_env.play import Table
 from spinner_env.records import Recorder, Seat, save_record
-from spinner_env.spinner import ALL_TILES, SpinnerState, SpinnerTile, parse
 from spinner_env.web import create_app
 from spinner_env.web.app import _TARGETS, _bar_lengths
 

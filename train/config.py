@@ -291,7 +291,7 @@ class PolicyIterationConfig:
     with a choice, every legal move is played out to the end of the hand from the true
     position, and the weights are fitted to the moves' values by least squares (with
     ``phases``, the valuation's phase weights too: Spinner's
-    ``spinner_env.batched.spinner_weights.PHASE_WEIGHT_NAMES``). Each generation's policy
+    ``spinner_env.games.spinner.weights.PHASE_WEIGHT_NAMES``). Each generation's policy
     file then plays ``eval_matches`` duplicate matches against each of ``eval_against``.
     With ``residual``, a small network of the moves' terms is fitted after the weights
     (:class:`ResidualConfig`), and the next generation is rolled out with it."""

@@ -28,7 +28,7 @@ the player's defaults. Each generation:
    of approximate policy iteration (the regression stands in for the greedy step over
    the moves' values), in the family of the valuation's weights: the player's own, and
    with the section's ``phases`` its phase weights too (Spinner's: how each weight
-   changes as the hands near their end, ``spinner_env.batched.spinner_weights``).
+   changes as the hands near their end, ``spinner_env.games.spinner.weights``).
    With the section's ``residual``, a small network of the same terms is then fitted to
    what the linear fit leaves of the values (:func:`fit_residual`), and added to the
    scores: a valuation no longer linear, whose correction may depend on the position.

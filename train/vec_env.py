@@ -26,8 +26,8 @@ from spinner_env.batched.core import action_ids
 from spinner_env.batched.vector import LearnerBatch, Rules
 from spinner_env.core.encoding import check_choice
 from spinner_env.games import GAMES
-from spinner_env.mexican_train import MexicanTrainRules
-from spinner_env.spinner import SpinnerRules
+from spinner_env.games.mexican_train.rules import MexicanTrainRules
+from spinner_env.games.spinner.rules import SpinnerRules
 
 
 class BatchedVecEnv(VecEnv):

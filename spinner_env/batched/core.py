@@ -2,8 +2,8 @@
 outputs, legal-action sampling, the match outcome, the compiled loops and the Python API
 around them.
 
-:class:`BatchedEngine` is the API of :class:`~spinner_env.batched.spinner.BatchedSpinner` and
-:class:`~spinner_env.batched.mexican_train.BatchedMexicanTrain`: ``reset(seed)`` starts
+:class:`BatchedEngine` is the API of :class:`~spinner_env.games.spinner.batched.BatchedSpinner` and
+:class:`~spinner_env.games.mexican_train.batched.BatchedMexicanTrain`: ``reset(seed)`` starts
 game b from seed ``seed + b``, ``step(actions, active)`` plays one decision in every
 (active) game and returns a :class:`BatchStep`, ``observe(seats)`` gives any seat's view.
 A game module supplies its record dtype, its sizes and its compiled rules.

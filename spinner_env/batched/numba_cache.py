@@ -1,12 +1,10 @@
 """Keep numba's on-disk cache of the batched engine in step with its sources.
 
 numba keys a cached function by the source file that defines it, and nothing else. The
-compiled modules of this subpackage (``core``, whose shared loops, like ``rollout``'s,
-compile the functions each game's rollout module names; Spinner's ``spinner``,
-``spinner_heuristic`` and ``spinner_opponents``; Mexican Train's ``mexican_train``,
-``mexican_train_opponents``, ``mexican_train_plan`` and ``mexican_train_expert``) inline
-each other's functions and freeze tables built in ``tiles``, the ``*_weights`` names, the
-rules engines and the envs, so an edit to one of those files would leave the others
+compiled modules (this subpackage's ``core`` and ``rollout``, whose shared loops compile
+the functions each game names, and each game's ``batched*.py`` and ``rollout.py``) inline
+each other's functions and freeze tables built in the core, the games' rules engines,
+encodings and weights' names, so an edit to one of those files would leave the others
 running stale compiled code from ``__pycache__``. Each compiled module therefore calls
 :func:`drop_stale_cache` when it is imported, before anything is compiled or loaded.
 """
@@ -16,27 +14,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-COMPILED_FROM = (
-    "core/tiles.py",
-    "spinner.py",
-    "spinner_v0.py",
-    "mexican_train.py",
-    "mexican_train_v0.py",
-    "batched/core.py",
-    "batched/spinner.py",
-    "batched/spinner_heuristic.py",
-    "batched/spinner_weights.py",
-    "batched/spinner_opponents.py",
-    "batched/mexican_train.py",
-    "batched/mexican_train_opponents.py",
-    "batched/mexican_train_weights.py",
-    "batched/mexican_train_plan.py",
-    "batched/mexican_train_expert.py",
-    "batched/rollout.py",
-    "batched/spinner_rollout.py",
-    "batched/mexican_train_rollout.py",
-)
-"""The files (relative to ``spinner_env/``) whose code or tables end up compiled."""
+COMPILED_FROM = ("core", "games", "batched")
+"""The folders (of ``spinner_env/``) whose code or tables end up compiled: every Python
+file below them counts, a game's drawing too, which costs a recompile and nothing else."""
 
 
 def drop_stale_cache(dispatcher: Any) -> None:
@@ -47,7 +27,11 @@ def drop_stale_cache(dispatcher: Any) -> None:
         return
     folder = Path(path)
     package = Path(__file__).parent.parent
-    newest = max((package / name).stat().st_mtime for name in COMPILED_FROM)
+    newest = max(
+        source.stat().st_mtime
+        for folder_name in COMPILED_FROM
+        for source in (package / folder_name).rglob("*.py")
+    )
     module = Path(dispatcher.py_func.__code__.co_filename).stem
     try:
         stale = any(

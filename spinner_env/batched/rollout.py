@@ -6,7 +6,7 @@ position out to the end with a Python policy costs milliseconds: most of a searc
 :class:`BatchedRollouts` copies positions into a batched engine's game records (each
 game's ``load_state``) and plays them all to the end of the hand, or of the match, in one
 compiled call, every seat choosing as a compiled opponent kind (``OPPONENT_RANDOM``,
-``OPPONENT_GREEDY``, ``OPPONENT_HEURISTIC`` of :mod:`~spinner_env.batched.spinner_opponents`).
+``OPPONENT_GREEDY``, ``OPPONENT_HEURISTIC`` of :mod:`~spinner_env.games.spinner.batched_players`).
 Each seat's score is what ``spinner_env.aec`` would give it: ``hand_score_difference`` of
 the hand's points (S7, M6.2) or ``zero_sum_outcome`` of the match totals (S7.2, M6.3),
 computed by the engine's own hand end.
@@ -17,8 +17,8 @@ stubs of :mod:`~spinner_env.batched.core` (``legal_mask``, ``play``, ``finish_ha
 :class:`~spinner_env.batched.core.CompiledRules` its subclass of :class:`BatchedRollouts`
 names (the subclass is the one its ``spinner_env.games.GameSpec`` names).
 
-The games' rollouts: :class:`spinner_env.batched.spinner_rollout.SpinnerRollouts` and
-:class:`spinner_env.batched.mexican_train_rollout.MexicanTrainRollouts`. Each game's
+The games' rollouts: :class:`spinner_env.games.spinner.rollout.SpinnerRollouts` and
+:class:`spinner_env.games.mexican_train.rollout.MexicanTrainRollouts`. Each game's
 ``state_of`` goes the other way, from a record to the reference state it holds
 (:func:`match_fields` reads what :func:`load_hands` writes).
 """
@@ -45,11 +45,11 @@ from spinner_env.batched.core import (
     play,
 )
 from spinner_env.batched.numba_cache import drop_stale_cache
-from spinner_env.batched.spinner_opponents import KIND_OF
 from spinner_env.core.encoding import hand_score_difference, zero_sum_outcome
 from spinner_env.core.match import MatchState
 from spinner_env.core.tiles import Tile
 from spinner_env.games import CompiledPlayer
+from spinner_env.games.spinner.batched_players import KIND_OF
 
 
 @njit(cache=True)

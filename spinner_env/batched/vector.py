@@ -12,9 +12,9 @@ seed (``final_obs`` in the infos).
     env = SpinnerVectorEnv(256, SpinnerRules(num_players=2), opponents="random")
     obs, info = env.reset(seed=0)                    # info["action_mask"]: legal actions
 
-The same adapter plays Mexican Train on :mod:`spinner_env.batched.mexican_train`
+The same adapter plays Mexican Train on :mod:`spinner_env.games.mexican_train.batched`
 (``MexicanTrainVectorEnv``; :class:`LearnerBatch` picks the game by its rules' type), with
-its own compiled opponents (:mod:`spinner_env.batched.mexican_train_opponents`).
+its own compiled opponents (:mod:`spinner_env.games.mexican_train.batched_players`).
 Stable-Baselines3's ``VecEnv`` over the same :class:`LearnerBatch` is
 :mod:`spinner_env.train.vec_env`: this module loads numba, but neither torch nor SB3.
 
@@ -47,15 +47,15 @@ from gymnasium.vector import AutoresetMode
 from spinner_env.agents import BASELINES
 from spinner_env.agents.base import Agent, GameView
 from spinner_env.batched.core import action_ids, advance_to_learner, sample_legal
-from spinner_env.batched.spinner_opponents import (
+from spinner_env.games import GAMES, CompiledPlayer, GameSpec, game_of
+from spinner_env.games.mexican_train.rules import MexicanTrainRules
+from spinner_env.games.spinner.batched_players import (
     ACTION_POINTS,
     KIND_OF,
     OPPONENT_EXTERNAL,
     OPPONENT_HEURISTIC,
 )
-from spinner_env.games import GAMES, CompiledPlayer, GameSpec, game_of
-from spinner_env.mexican_train import MexicanTrainRules
-from spinner_env.spinner import SpinnerRules
+from spinner_env.games.spinner.rules import SpinnerRules
 
 Rules = SpinnerRules | MexicanTrainRules
 
@@ -95,7 +95,7 @@ class GreedyPolicy:
     (``spinner_env.agents.GreedyAgent``).
 
     ``points[a]`` is the points of action a's tile (-1 for draw and pass); the default is
-    Spinner's, :func:`~spinner_env.batched.mexican_train_opponents.action_points` gives
+    Spinner's, :func:`~spinner_env.games.mexican_train.batched_players.action_points` gives
     Mexican Train's.
     """
 
@@ -133,8 +133,8 @@ class AgentPolicy:
     """An agent of ``agents/`` that no compiled or numpy policy plays as (a search player,
     the Mexican Train expert, an agent of your own), playing in batched games: for each
     game waiting on it, the reference state is read back from the game's record
-    (``state_of`` of :mod:`~spinner_env.batched.spinner_rollout` or
-    :mod:`~spinner_env.batched.mexican_train_rollout`) and the agent is asked as the AEC
+    (``state_of`` of :mod:`~spinner_env.games.spinner.rollout` or
+    :mod:`~spinner_env.games.mexican_train.rollout`) and the agent is asked as the AEC
     environment asks it (observation, action mask, engine view). It decides one game at a
     time at the agent's own speed, while the engine and the compiled opponents keep
     theirs. A :class:`LearnerBatch` asks it through :meth:`LearnerBatch.actions_of`, which

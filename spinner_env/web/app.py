@@ -53,13 +53,13 @@ from spinner_env.agents import BASELINES, make_agent
 from spinner_env.agents.base import AgentView, choose_move_explained
 from spinner_env.core.match import Draw, MatchState, Pass
 from spinner_env.games import GAMES, GameSpec
-from spinner_env.mexican_train import MexicanTrainState
-from spinner_env.mexican_train import Place as MexicanPlace
+from spinner_env.games.mexican_train.rules import MexicanTrainState
+from spinner_env.games.mexican_train.rules import Place as MexicanPlace
+from spinner_env.games.spinner.rules import Place as SpinnerPlace
+from spinner_env.games.spinner.rules import SpinnerState, SpinnerTile
 from spinner_env.picture import table_scene, to_svg
 from spinner_env.play import HUMAN, Table, seat_specs
 from spinner_env.records import MAX_RECORD_BYTES, Record, save_record
-from spinner_env.spinner import Place as SpinnerPlace
-from spinner_env.spinner import SpinnerState, SpinnerTile
 from spinner_env.web.store import GameStore, RecordShelf, UnknownGameError, UnknownRecordError
 
 STATIC = Path(__file__).parent / "static"

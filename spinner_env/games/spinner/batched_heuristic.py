@@ -1,7 +1,8 @@
 """The Spinner heuristic and expert of ``spinner_env.agents`` compiled for the batched engine.
 
-:func:`heuristic_action` makes, for the seat to act in one :data:`~spinner_env.batched.spinner.GAME`
-record, the decision ``spinner_env.agents.HeuristicAgent`` makes on the same position, or
+:func:`heuristic_action` makes, for the seat to act in one
+:data:`~spinner_env.games.spinner.batched.GAME` record, the decision
+``spinner_env.agents.HeuristicAgent`` makes on the same position, or
 ``spinner_env.agents.ExpertAgent``'s: the same scores in the same float64 operations, the
 highest over the legal ids in ascending order with the first maximum winning
 (``np.argmax``), and a single legal action played as is (``Agent.act``).
@@ -11,7 +12,7 @@ decision by decision. What the considerations are and why is the agents' docstri
 One scoring serves both players, because the expert is the heuristic with three more
 considerations (``ExpertWeights`` extends ``HeuristicWeights``): the weights come as a
 float64 array in the order of ``COMPILED_WEIGHT_NAMES``
-(:mod:`~spinner_env.batched.spinner_weights`),
+(:mod:`~spinner_env.games.spinner.weights`),
 which ``HeuristicWeights.as_array()`` writes, with the expert's own three at 0 for a
 heuristic. The expert's terms are computed only when one of them is not 0, so the
 heuristic pays nothing for them. After the players' own weights come the phase weights
@@ -29,7 +30,7 @@ from numba import njit
 
 from spinner_env.batched.core import _kth_legal, _legal_count
 from spinner_env.batched.numba_cache import drop_stale_cache
-from spinner_env.batched.spinner import (
+from spinner_env.games.spinner.batched import (
     ACTION_END,
     ACTION_OPENS,
     ACTION_TILE,
@@ -43,7 +44,14 @@ from spinner_env.batched.spinner import (
     Params,
     _legal_mask,
 )
-from spinner_env.batched.spinner_weights import (
+from spinner_env.games.spinner.encoding import (
+    MAX_PLAYERS,
+    NUM_ACTIONS,
+    OBSERVATION_SIZE,
+    OBSERVATION_SLICES,
+)
+from spinner_env.games.spinner.rules import NUM_VALUES, S
+from spinner_env.games.spinner.weights import (
     COMPILED_WEIGHT_NAMES,
     EXPERT_WEIGHT_NAMES,
     HEURISTIC_WEIGHT_NAMES,
@@ -51,13 +59,6 @@ from spinner_env.batched.spinner_weights import (
     NUM_WEIGHTS,
     OWN_LATE_WEIGHT_NAMES,
     WEIGHT_NAMES,
-)
-from spinner_env.spinner import NUM_VALUES, S
-from spinner_env.spinner_v0 import (
-    MAX_PLAYERS,
-    NUM_ACTIONS,
-    OBSERVATION_SIZE,
-    OBSERVATION_SLICES,
 )
 
 _POINTS = WEIGHT_NAMES.index("points")

@@ -1,5 +1,5 @@
 """The names of the weights the compiled Spinner heuristic and expert read
-(:mod:`~spinner_env.batched.spinner_heuristic`), in the order it reads them.
+(:mod:`~spinner_env.games.spinner.batched_heuristic`), in the order it reads them.
 
 ``HeuristicWeights.as_array()`` and ``ExpertWeights`` write their weights in this order.
 The names sit apart from the compiled code, which imports numba, so that the agents read

@@ -1,9 +1,9 @@
 """Rollouts of reference Spinner positions on the batched engine (the search players' fast path).
 
 :class:`SpinnerRollouts` is :class:`spinner_env.batched.rollout.BatchedRollouts` for
-Spinner: :func:`load_state` copies a :class:`~spinner_env.spinner.SpinnerState` into the
-compiled engine's :data:`~spinner_env.batched.spinner.GAME` record, and the compiled loop
-plays it out with the compiled opponents of :mod:`~spinner_env.batched.spinner_opponents`.
+Spinner: :func:`load_state` copies a :class:`~spinner_env.games.spinner.rules.SpinnerState` into the
+compiled engine's :data:`~spinner_env.games.spinner.batched.GAME` record, and the compiled loop
+plays it out with the compiled opponents of :mod:`~spinner_env.games.spinner.batched_players`.
 :func:`state_of` reads a record back as the reference state (a search player's view of a
 batched game, ``spinner_env.batched.vector.AgentPolicy``).
 
@@ -21,7 +21,7 @@ import numpy as np
 
 from spinner_env.batched.core import CompiledRules
 from spinner_env.batched.rollout import BatchedRollouts, load_hands, match_fields
-from spinner_env.batched.spinner import (
+from spinner_env.games.spinner.batched import (
     NO_END,
     BatchedSpinner,
     _finish_hand,
@@ -30,8 +30,14 @@ from spinner_env.batched.spinner import (
     _play,
     _start_episode,
 )
-from spinner_env.batched.spinner_opponents import compiled_action
-from spinner_env.spinner import ALL_TILES, Placed, SpinnerRules, SpinnerState, UnfilledDouble
+from spinner_env.games.spinner.batched_players import compiled_action
+from spinner_env.games.spinner.rules import (
+    ALL_TILES,
+    Placed,
+    SpinnerRules,
+    SpinnerState,
+    UnfilledDouble,
+)
 
 
 def load_state(game: np.void, state: SpinnerState) -> None:

@@ -3,9 +3,9 @@ fast path).
 
 :class:`MexicanTrainRollouts` is :class:`spinner_env.batched.rollout.BatchedRollouts` for
 Mexican Train: :func:`load_state` copies a
-:class:`~spinner_env.mexican_train.MexicanTrainState` into the compiled engine's
-:data:`~spinner_env.batched.mexican_train.GAME` record, and the compiled loop plays it out
-with the compiled opponents of :mod:`~spinner_env.batched.mexican_train_opponents`.
+:class:`~spinner_env.games.mexican_train.rules.MexicanTrainState` into the compiled engine's
+:data:`~spinner_env.games.mexican_train.batched.GAME` record, and the compiled loop plays it out
+with the compiled opponents of :mod:`~spinner_env.games.mexican_train.batched_players`.
 :func:`state_of` reads a record back as the reference state (how the Mexican Train expert
 and the search players see a batched game, ``spinner_env.batched.vector.AgentPolicy``).
 
@@ -22,7 +22,8 @@ from __future__ import annotations
 import numpy as np
 
 from spinner_env.batched.core import CompiledRules
-from spinner_env.batched.mexican_train import (
+from spinner_env.batched.rollout import BatchedRollouts, load_hands, match_fields
+from spinner_env.games.mexican_train.batched import (
     MEXICAN_TRAIN,
     BatchedMexicanTrain,
     _finish_round,
@@ -31,9 +32,8 @@ from spinner_env.batched.mexican_train import (
     _play,
     _start_episode,
 )
-from spinner_env.batched.mexican_train_opponents import compiled_action
-from spinner_env.batched.rollout import BatchedRollouts, load_hands, match_fields
-from spinner_env.mexican_train import (
+from spinner_env.games.mexican_train.batched_players import compiled_action
+from spinner_env.games.mexican_train.rules import (
     ALL_TILES,
     MEXICAN,
     MexicanTile,

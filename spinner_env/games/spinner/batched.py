@@ -4,7 +4,7 @@
 record of small arrays (:data:`GAME`), and the rules run as numba-compiled loops over
 the records. It produces, for every game, the observation vector and action mask of
 ``spinner_v0`` for the player to act, and ``spinner_v0``'s rewards. The readable
-definition of the rules stays :mod:`spinner_env.spinner`; ``tests/test_batched.py``
+definition of the rules stays :mod:`spinner_env.games.spinner.rules`; ``tests/test_batched.py``
 plays both side by side and requires them to agree decision by decision.
 
     engine = BatchedSpinner(1024, SpinnerRules(num_players=4), reward="match")
@@ -44,16 +44,7 @@ from spinner_env.batched.core import (
     sample_legal,
 )
 from spinner_env.batched.numba_cache import drop_stale_cache
-from spinner_env.spinner import (
-    ALL_TILES,
-    DOUBLE_SPINNER,
-    NUM_VALUES,
-    PLACEMENTS_ON,
-    S,
-    SpinnerRules,
-    SpinnerTile,
-)
-from spinner_env.spinner_v0 import (
+from spinner_env.games.spinner.encoding import (
     DRAW_ACTION,
     ENCODING,
     MAX_PLAYERS,
@@ -63,6 +54,15 @@ from spinner_env.spinner_v0 import (
     OBSERVATION_SLICES,
     PASS_ACTION,
     move_to_action,
+)
+from spinner_env.games.spinner.rules import (
+    ALL_TILES,
+    DOUBLE_SPINNER,
+    NUM_VALUES,
+    PLACEMENTS_ON,
+    S,
+    SpinnerRules,
+    SpinnerTile,
 )
 
 NUM_TILES = len(ALL_TILES)
@@ -152,7 +152,7 @@ GAME = np.dtype(
 The layout is kept as the reference engine keeps it (S4.5): free open ends counted by
 value, unfilled doubles oldest first with their arms left, and every placement as the
 reference ``Placed`` has it (seat, tile, end, opens), so that the reference state can be
-read back (:func:`spinner_env.batched.spinner_rollout.state_of`). A batch is
+read back (:func:`spinner_env.games.spinner.rollout.state_of`). A batch is
 ``np.zeros(B, GAME)``; the compiled code takes one record per game, which costs nothing to pass (a
 tuple of arrays would have every array's reference count touched at every call).
 """

@@ -3,9 +3,9 @@
 :func:`compiled_action` chooses a seat's move in compiled code by the seat's kind:
 uniformly at random, greedy (``spinner_env.agents.GreedyAgent``), or the heuristic or the
 expert (``spinner_env.agents.HeuristicAgent``, ``ExpertAgent``, by
-:mod:`spinner_env.batched.spinner_heuristic`); for seats of kind ``OPPONENT_EXTERNAL``
+:mod:`spinner_env.games.spinner.batched_heuristic`); for seats of kind ``OPPONENT_EXTERNAL``
 Python chooses. The shared loop :func:`spinner_env.batched.core.advance_to_learner` plays
-every game of a :class:`~spinner_env.batched.spinner.BatchedSpinner` on with it until its
+every game of a :class:`~spinner_env.games.spinner.batched.BatchedSpinner` on with it until its
 learner seat has a decision: a learner's table in one call, on which
 ``spinner_env.batched.vector`` builds its adapters.
 """
@@ -17,19 +17,19 @@ from numba import njit
 
 from spinner_env.batched.core import _kth_legal, next_uniform
 from spinner_env.batched.numba_cache import drop_stale_cache
-from spinner_env.batched.spinner import (
+from spinner_env.games import CompiledPlayer
+from spinner_env.games.spinner.batched import (
     ACTION_TILE,
     TILE_POINTS,
     Params,
 )
-from spinner_env.batched.spinner_heuristic import (
+from spinner_env.games.spinner.batched_heuristic import (
     NUM_WEIGHTS,
     heuristic_action,
     heuristic_actions_from_obs,
 )
-from spinner_env.games import CompiledPlayer
-from spinner_env.spinner import SpinnerRules
-from spinner_env.spinner_v0 import NUM_ACTIONS
+from spinner_env.games.spinner.encoding import NUM_ACTIONS
+from spinner_env.games.spinner.rules import SpinnerRules
 
 OPPONENT_RANDOM = 0
 OPPONENT_GREEDY = 1
@@ -38,7 +38,7 @@ OPPONENT_HEURISTIC = 3
 """How a seat's moves are chosen by :func:`compiled_action`: uniformly at random, the
 heaviest tile (``spinner_env.agents.GreedyAgent``), by Python code (the call stops there), or the
 heuristic: kind ``OPPONENT_HEURISTIC + k`` plays it with the weights of row k (the expert
-where the row holds ``ExpertWeights``, :mod:`spinner_env.batched.spinner_heuristic`)."""
+where the row holds ``ExpertWeights``, :mod:`spinner_env.games.spinner.batched_heuristic`)."""
 KIND_OF = {"random": OPPONENT_RANDOM, "greedy": OPPONENT_GREEDY, "heuristic": OPPONENT_HEURISTIC}
 """The kind of each ``CompiledPlayer.kind`` (a heuristic's kind adds its weights' row), in
 both games."""
@@ -57,7 +57,7 @@ def greedy_points(rules: SpinnerRules) -> np.ndarray:
 class HeuristicPolicy:
     """``spinner_env.agents.HeuristicAgent``'s Spinner play, or ``ExpertAgent``'s, compiled,
     with its weights as the array the agent's ``compiled_weights()`` gives
-    (:mod:`spinner_env.batched.spinner_heuristic`); ``name`` says which it plays."""
+    (:mod:`spinner_env.games.spinner.batched_heuristic`); ``name`` says which it plays."""
 
     def __init__(self, weights: np.ndarray, name: str = "heuristic") -> None:
         weights = np.asarray(weights, np.float64)

@@ -1,7 +1,7 @@
 """Compiled opponents for the batched Mexican Train engine: a learner's table in one call.
 
-:func:`compiled_action` is :func:`spinner_env.batched.spinner_opponents.compiled_action`
-for :class:`~spinner_env.batched.mexican_train.BatchedMexicanTrain`: it chooses a seat's
+:func:`compiled_action` is :func:`spinner_env.games.spinner.batched_players.compiled_action`
+for :class:`~spinner_env.games.mexican_train.batched.BatchedMexicanTrain`: it chooses a seat's
 move in compiled code by the seat's kind (the same ``OPPONENT_*`` kinds): uniformly at
 random, greedy (``spinner_env.agents.GreedyAgent``), or the Mexican Train heuristic;
 Python chooses for seats of kind ``OPPONENT_EXTERNAL``. The shared loop
@@ -24,7 +24,9 @@ import numpy as np
 from numba import njit
 
 from spinner_env.batched.core import _kth_legal, _legal_count, next_uniform
-from spinner_env.batched.mexican_train import (
+from spinner_env.batched.numba_cache import drop_stale_cache
+from spinner_env.games import CompiledPlayer
+from spinner_env.games.mexican_train.batched import (
     _DOUBLE_BLANK,
     _DOUBLE_BLANK_50,
     _MARKERS,
@@ -41,22 +43,20 @@ from spinner_env.batched.mexican_train import (
     Params,
     _slot,
 )
-from spinner_env.batched.mexican_train_weights import NUM_WEIGHTS, WEIGHT_NAMES
-from spinner_env.batched.numba_cache import drop_stale_cache
-from spinner_env.batched.spinner_opponents import (
-    OPPONENT_GREEDY,
-    OPPONENT_HEURISTIC,
-    OPPONENT_RANDOM,
-)
-from spinner_env.games import CompiledPlayer
-from spinner_env.mexican_train import NUM_VALUES, MexicanTrainRules
-from spinner_env.mexican_train_v0 import (
+from spinner_env.games.mexican_train.encoding import (
     MAX_PLAYERS,
     MEXICAN_SLOT,
     NUM_ACTIONS,
     NUM_SLOTS,
     NUM_TILES,
     OBSERVATION_SIZE,
+)
+from spinner_env.games.mexican_train.rules import NUM_VALUES, MexicanTrainRules
+from spinner_env.games.mexican_train.weights import NUM_WEIGHTS, WEIGHT_NAMES
+from spinner_env.games.spinner.batched_players import (
+    OPPONENT_GREEDY,
+    OPPONENT_HEURISTIC,
+    OPPONENT_RANDOM,
 )
 
 _POINTS = WEIGHT_NAMES.index("points")
@@ -233,7 +233,7 @@ def compiled_action(
 ) -> int:
     """The action a seat of ``kind`` chooses among ``legal`` (two or more) legal actions of
     ``mask``; -1 for ``OPPONENT_EXTERNAL`` (Python chooses). As
-    :func:`spinner_env.batched.spinner_opponents.compiled_action`, for Mexican Train."""
+    :func:`spinner_env.games.spinner.batched_players.compiled_action`, for Mexican Train."""
     if kind == OPPONENT_RANDOM:
         return _kth_legal(mask, int(next_uniform(rng_state) * legal))
     if kind == OPPONENT_GREEDY:  # the heaviest tile, the lowest id among equals

@@ -1,6 +1,6 @@
 """The names of the weights the compiled Mexican Train heuristic
-(:mod:`~spinner_env.batched.mexican_train_opponents`) and expert
-(:mod:`~spinner_env.batched.mexican_train_expert`) read, in the order they read them.
+(:mod:`~spinner_env.games.mexican_train.batched_players`) and expert
+(:mod:`~spinner_env.games.mexican_train.batched_expert`) read, in the order they read them.
 
 ``MexicanTrainWeights.as_array()`` and ``MexicanTrainExpertWeights.as_array()`` write their
 weights in these orders. The names sit apart

@@ -11,7 +11,7 @@ equals, as the agent does. What the considerations are and why is the agent's do
 The observation shows all the expert reads (M7: its hand, the trains and markers, the
 unsatisfied doubles, hand sizes, the voids shown). Each placement is played on a scratch
 game record rebuilt from the observation, the observer in seat 0, by the batched engine's
-own rules (:func:`~spinner_env.batched.mexican_train._play`), so the rules are not written
+own rules (:func:`~spinner_env.games.mexican_train.batched._play`), so the rules are not written
 again here; the other hands, which the observation does not show, are left empty and
 nothing reads them. The rules' ``double_blank_50`` (M1.3) is the one thing the observation
 does not show: it is an argument.
@@ -25,7 +25,8 @@ import numpy as np
 from numba import njit
 
 from spinner_env.agents.mexican_train_expert import CHAIN_SEARCH_NODES
-from spinner_env.batched.mexican_train import (
+from spinner_env.batched.numba_cache import drop_stale_cache
+from spinner_env.games.mexican_train.batched import (
     _BONEYARD,
     _DOUBLE_BLANK,
     _DOUBLE_BLANK_50,
@@ -52,11 +53,8 @@ from spinner_env.batched.mexican_train import (
     _legal_mask,
     _play,
 )
-from spinner_env.batched.mexican_train_plan import _longest_chain
-from spinner_env.batched.mexican_train_weights import EXPERT_WEIGHT_NAMES, NUM_EXPERT_WEIGHTS
-from spinner_env.batched.numba_cache import drop_stale_cache
-from spinner_env.mexican_train import MAX_VALUE, NUM_ROUNDS, NUM_VALUES
-from spinner_env.mexican_train_v0 import (
+from spinner_env.games.mexican_train.batched_plan import _longest_chain
+from spinner_env.games.mexican_train.encoding import (
     MAX_PLAYERS,
     MEXICAN_SLOT,
     NUM_ACTIONS,
@@ -64,6 +62,8 @@ from spinner_env.mexican_train_v0 import (
     NUM_TILES,
     OBSERVATION_SIZE,
 )
+from spinner_env.games.mexican_train.rules import MAX_VALUE, NUM_ROUNDS, NUM_VALUES
+from spinner_env.games.mexican_train.weights import EXPERT_WEIGHT_NAMES, NUM_EXPERT_WEIGHTS
 
 _ORPHAN = EXPERT_WEIGHT_NAMES.index("orphan")
 _STRANDED = EXPERT_WEIGHT_NAMES.index("stranded")

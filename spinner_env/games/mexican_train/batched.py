@@ -1,11 +1,11 @@
 """Mexican Train for B games at once, compiled with numba (rules M1-M7).
 
-:class:`BatchedMexicanTrain` is to :mod:`spinner_env.mexican_train` what
-:class:`~spinner_env.batched.spinner.BatchedSpinner` is to Spinner: each game's state is a record
-of small arrays (:data:`GAME`), the rules run as numba-compiled loops over the records,
+:class:`BatchedMexicanTrain` is to :mod:`spinner_env.games.mexican_train.rules` what
+:class:`~spinner_env.games.spinner.batched.BatchedSpinner` is to Spinner: each game's state
+is a record of small arrays (:data:`GAME`), the rules run as numba-compiled loops over the records,
 and every step gives, for every game, the ``mexican_train_v0`` observation vector and
 action mask of the player to act and ``mexican_train_v0``'s rewards. The readable
-definition of the rules stays :mod:`spinner_env.mexican_train`;
+definition of the rules stays :mod:`spinner_env.games.mexican_train.rules`;
 ``tests/test_batched_mexican_train.py`` plays both side by side and requires them to
 agree decision by decision.
 
@@ -42,15 +42,7 @@ from spinner_env.batched.core import (
     end_hand,
 )
 from spinner_env.batched.numba_cache import drop_stale_cache
-from spinner_env.mexican_train import (
-    ALL_TILES,
-    DOUBLE_BLANK,
-    MAX_VALUE,
-    NUM_VALUES,
-    MexicanTile,
-    MexicanTrainRules,
-)
-from spinner_env.mexican_train_v0 import (
+from spinner_env.games.mexican_train.encoding import (
     DRAW_ACTION,
     ENCODING,
     MAX_PLAYERS,
@@ -61,6 +53,14 @@ from spinner_env.mexican_train_v0 import (
     OBSERVATION_SIZE,
     OBSERVATION_SLICES,
     PASS_ACTION,
+)
+from spinner_env.games.mexican_train.rules import (
+    ALL_TILES,
+    DOUBLE_BLANK,
+    MAX_VALUE,
+    NUM_VALUES,
+    MexicanTile,
+    MexicanTrainRules,
 )
 
 MEXICAN_TRAIN = MEXICAN_SLOT

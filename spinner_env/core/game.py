@@ -1,0 +1,139 @@
+"""The record a game registers: everything the shared layers need of it.
+
+A :class:`GameSpec` holds the game's rules class, state class and encoding, its text
+picture, its registered ids, the fuzzers' random rules, and the import paths of the layers
+that load PettingZoo, Pillow, numba or torch (its PettingZoo env, its board drawing, its
+batched engine, compiled players and rollouts, the SB3 VecEnv), loaded on first use so
+that importing a game loads none of them. Each game builds its record in its package's
+``__init__`` (:mod:`spinner_env.games.spinner`); :mod:`spinner_env.games` lists them.
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from spinner_env.core.encoding import Encoding
+from spinner_env.core.match import MatchState
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """A game of the suite: what every layer needs of it (module docstring).
+
+    ``rules`` keyword arguments are the env's own (``num_hands``, variant flags). Fields
+    named ``*_path`` are ``module`` or ``module:attribute`` import paths, loaded by the
+    methods (or, for ``env_path``, the property ``raw_env``) of the same name without
+    the suffix.
+    """
+
+    name: str
+    """The name configs, command lines and policy files' callers use (``spinner``)."""
+    env_name: str
+    """Its PettingZoo env's versioned name (``spinner_v0``): ``spinner_env.spinner_v0``
+    is its env module under that name, and the env's ``metadata["name"]``."""
+    rules_class: type
+    state_class: type[MatchState]
+    encoding: Encoding
+    render_text: Callable[[Any, int | None], str]
+    """``render_text(state, viewer)``: the state as text, ``viewer``'s hand shown (None:
+    no hand), what ``render_mode="ansi"`` returns."""
+    gym_id: str
+    """The Gymnasium id of its single-agent view (``spinner_env/Spinner-v0``)."""
+    aec_id: str
+    """The PettingZoo registry id of its AEC env (``spinner_env/spinner-v0``)."""
+    random_rules: Callable[[random.Random, int], Any]
+    """``random_rules(rng, num_players)``: rules with random variants (the fuzzers')."""
+    env_path: str
+    """Its PettingZoo env class, a ``spinner_env.aec.DominoAECEnv``
+    (``spinner_env.games.spinner.env:raw_env``)."""
+    engine_path: str
+    """Its batched engine class (a ``spinner_env.batched.core.BatchedEngine``)."""
+    opponents_path: str
+    """Its compiled players' module: ``compiled_action`` (a compiled seat's move, which
+    the shared loops of ``spinner_env.batched.core`` call), ``greedy_points(rules)``
+    (what its compiled greedy maximises),
+    ``heuristic_policy(weights, name, rules)`` (the batched policy of its compiled
+    heuristic) and ``NUM_WEIGHTS`` (the length of that heuristic's weights)."""
+    rollouts_path: str
+    """Its ``spinner_env.batched.rollout.BatchedRollouts`` subclass, whose ``state_of``
+    reads a record back as the reference state."""
+    vec_env_path: str
+    """Its Stable-Baselines3 VecEnv (``spinner_env.train.vec_env``)."""
+
+    @property
+    def raw_env(self) -> Any:
+        """The PettingZoo env class (``raw_env``; its module's ``env`` wraps it)."""
+        return _load(self.env_path)
+
+    @property
+    def env_module(self) -> ModuleType:
+        """The PettingZoo module of the env (``spinner_env.spinner_v0`` is its name for
+        users): ``env``, ``raw_env``, ``ENCODING`` and the encoding's constants."""
+        return importlib.import_module(self.env_path.partition(":")[0])
+
+    def new_state(self, num_players: int, seed: int, **rules: Any) -> MatchState:
+        """A fresh match dealt from ``seed``, under the env's rules for these arguments."""
+        env = _env_for(self.raw_env, num_players, tuple(sorted(rules.items())))
+        return env.state_class.new(env.rules, seed=seed)
+
+    def engine(self) -> type:
+        return _load(self.engine_path)
+
+    def opponents(self) -> ModuleType:
+        return _load(self.opponents_path)
+
+    def rollouts(self) -> type:
+        return _load(self.rollouts_path)
+
+    def vec_env(self) -> type:
+        return _load(self.vec_env_path)
+
+
+COMPILED_KINDS = ("random", "greedy", "heuristic")
+"""The players every game's compiled opponents play (``OPPONENT_*`` of
+``spinner_env.games.spinner.batched_players``)."""
+
+
+@dataclass(frozen=True, eq=False)
+class CompiledPlayer:
+    """The compiled twin of a player: the kind of compiled opponent that decides exactly as
+    it does, and for ``heuristic`` the weights (the game's ``NUM_WEIGHTS`` of them) it reads.
+
+    A player declares its twin with ``compiled_twin(rules) -> CompiledPlayer | None``
+    (``spinner_env.agents.base.Agent`` and the batched policies); the batched engine's
+    opponents and the search players' rollouts play it in compiled code, where one exists
+    for those rules.
+    """
+
+    kind: str
+    weights: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in COMPILED_KINDS:
+            raise ValueError(f"kind must be one of {', '.join(COMPILED_KINDS)}, got {self.kind!r}")
+        if (self.kind == "heuristic") != (self.weights is not None):
+            raise ValueError("a compiled heuristic has weights, and only it")
+
+
+def _load(path: str) -> Any:
+    module, _, attribute = path.partition(":")
+    loaded = importlib.import_module(module)
+    return getattr(loaded, attribute) if attribute else loaded
+
+
+@lru_cache(maxsize=64)
+def _env_for(
+    raw_env: Callable[..., Any], num_players: int, rules: tuple[tuple[str, Any], ...]
+) -> Any:
+    return raw_env(num_players=num_players, **dict(rules))
+
+
+__all__ = ["COMPILED_KINDS", "CompiledPlayer", "GameSpec"]
