@@ -75,6 +75,8 @@ def test_page_script_and_options_are_served(tmp_path):
     assert c.get("/static/style.css").status_code == 200
     options = c.get("/api/options").json()
     assert options["games"] == ["spinner", "mexican_train"]
+    # The page's words for a hand of each game's match: a Mexican Train match has rounds.
+    assert options["hand_words"] == {"spinner": "hand", "mexican_train": "round"}
     assert {"random", "greedy", "heuristic", "checkpoint"} <= set(options["agents"])
 
 
@@ -505,3 +507,4 @@ def test_move_bars_are_the_views_numbers_scaled(view, bars):
 def test_every_game_of_the_registry_has_its_move_targets():
     """A game added to games.GAMES needs its placements' targets for the page."""
     assert set(_TARGETS) == set(GAMES)
+
