@@ -23,6 +23,8 @@ lint: $(STAMP)
 test: lint
 	$(PY) -m pytest -n 2 tests
 
+# A random 4-player match: a legend of the terms, the first hand in full, then a line a
+# hand (python -m spinner_env.demo --full shows every hand).
 demo: $(STAMP)
 	$(PY) -m spinner_env.demo --players 4
 
