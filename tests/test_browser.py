@@ -294,7 +294,13 @@ def check_frame(browser: webdriver.Chrome, state, step, encoding) -> None:
     assert browser.find_element(By.ID, "replay-move").text.startswith(
         f"player_{step.seat} plays {step.move}"
     )
+    said = browser.find_element(By.ID, "replay-view-kind").text
+    if step.view is None:
+        assert said == "no view recorded for this move"
+    else:  # what the numbers are, in words
+        assert "'s numbers: " in said
     if step.view is not None and step.view.kind == "scores":
+        assert "rule-of-thumb score of each move" in said
         scores = {m.action: m.score for m in step.view.moves if m.score is not None}
         if len(set(scores.values())) > 1:
             best = max(scores, key=scores.get)
