@@ -23,6 +23,8 @@ lint: $(STAMP)
 test: lint
 	$(PY) -m pytest -n 2 tests
 
+# A random 4-player match: a legend of the terms, the first hand in full, then a line a
+# hand (python -m spinner_env.demo --full shows every hand).
 demo: $(STAMP)
 	$(PY) -m spinner_env.demo --players 4
 
@@ -36,9 +38,11 @@ play: $(STAMP)
 	$(PY) -m spinner_env.play --game spinner --players 4 --seat 0 \
 		--opponents checkpoint heuristic random
 
-# Serve the web game on http://127.0.0.1:8000
+# Serve the web game on http://127.0.0.1:8000. WEB_ARGS passes options through, e.g.
+# make web WEB_ARGS="--records-dir runs/records --port 8080" (all: spinner-web --help).
+WEB_ARGS ?=
 web: $(STAMP)
-	$(PY) -m spinner_env.web
+	$(PY) -m spinner_env.web $(WEB_ARGS)
 
 bench: $(STAMP)
 	$(PIP) install -q -e ".[bench]"

@@ -27,13 +27,17 @@ from typing import Any
 
 from spinner_env.agents import Agent, make_agent
 from spinner_env.agents.base import AgentView, choose_move, choose_move_explained
-from spinner_env.core.match import MatchState
+from spinner_env.core.match import MatchState, check_int
 from spinner_env.files import write_text_atomic
 from spinner_env.games import GAMES, GameSpec, game_spec
 from spinner_env.records import Record, Recorder, Seat, save_record
 
 HUMAN = "human"
 """The seat spec of a person."""
+
+HAND_WORD = {"spinner": "hand", "mexican_train": "round"}
+"""What each game calls one hand of its match (a Mexican Train match is 13 rounds, M2.2),
+so flags and output say it as the game's rules and its text render do."""
 
 HANDS_ARGUMENT = {"spinner": "num_hands", "mexican_train": "num_rounds"}
 """The env argument that sets the length of a match, per game."""
@@ -108,6 +112,11 @@ class Table:
 
     # ------------------------------------------------------------------ turns
     @property
+    def hand_word(self) -> str:
+        """What the game calls a hand of its match: ``hand``, or ``round`` (Mexican Train)."""
+        return HAND_WORD[self.game.name]
+
+    @property
     def humans(self) -> list[int]:
         return [seat for seat, spec in enumerate(self.seats) if spec == HUMAN]
 
@@ -134,7 +143,7 @@ class Table:
 
     def next_hand(self) -> None:
         self.state.start_next_hand()
-        self.log.append(f"hand {self.state.hand_number + 1} dealt")
+        self.log.append(f"{self.hand_word} {self.state.hand_number + 1} dealt")
         self.recorder.new_hand(self.state)
 
     def record(self) -> Record:
@@ -223,7 +232,8 @@ def play_in_terminal(
                 totals = ", ".join(f"player_{s}: {t}" for s, t in enumerate(state.totals))
                 write(f"Final totals: {totals}")
                 return
-            if _command(table, read("Enter for the next hand (s FILE saves, q quits): "), write):
+            prompt = f"Enter for the next {table.hand_word} (s FILE saves, q quits): "
+            if _command(table, read(prompt), write):
                 continue
             table.next_hand()
         elif table.agent_to_act():
@@ -277,8 +287,8 @@ def _command(
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--game", default="spinner", choices=list(GAMES))
-    parser.add_argument("--players", type=int, default=2, help="2 to 8")
+    parser.add_argument("--game", default="spinner", choices=list(GAMES), help="the game to play")
+    parser.add_argument("--players", type=int, default=2, help="how many seats (2 to 8)")
     parser.add_argument("--seat", type=int, nargs="+", default=[0], help="your seat(s)")
     parser.add_argument(
         "--opponents",
@@ -287,8 +297,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="one agent per other seat, in seat order (or one for all): random, greedy, "
         "heuristic, checkpoint, a checkpoint path",
     )
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--hands", type=int, default=None, help="shorten the match")
+    parser.add_argument("--seed", type=int, default=0, help="the deals' and agents' seed")
+    parser.add_argument(
+        "--hands",
+        "--rounds",
+        type=int,
+        default=None,
+        metavar="N",
+        help="shorten the match to N hands (Spinner, --hands) or rounds (Mexican Train, --rounds)",
+    )
     parser.add_argument("--load", type=Path, default=None, help="resume a saved match")
     parser.add_argument("--save", type=Path, default=None, help="where a bare 's' saves")
     parser.add_argument(
@@ -299,6 +316,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.load is not None:
             table = Table.from_dict(json.loads(args.load.read_text(encoding="utf-8")))
         else:
+            # The player count first, in the game's bounds: the seats are checked against it.
+            state_class = game_spec(args.game).state_class
+            check_int("--players", args.players, state_class.MIN_PLAYERS, state_class.MAX_PLAYERS)
             seats = seat_specs(args.players, args.seat, args.opponents)
             table = Table.new(args.game, seats, args.seed, args.hands)
     except (ValueError, OSError) as err:

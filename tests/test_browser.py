@@ -27,6 +27,7 @@ uvicorn = pytest.importorskip("uvicorn", reason="uvicorn is in the web extra")
 
 from selenium import webdriver  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 from spinner_env.agents import make_agent  # noqa: E402
 from spinner_env.agents.base import choose_move_explained  # noqa: E402
@@ -277,8 +278,13 @@ def check_frame(browser: webdriver.Chrome, state, step, encoding) -> None:
     assert board_tiles == ([] if viewer is None else [str(t) for t in state.hands[viewer]])
     bars = browser.find_elements(By.CSS_SELECTOR, "#replay-bars li")
     if step is None:
-        assert bars == [] and browser.find_element(By.ID, "replay-move").text == "End of the hand"
+        word = "round" if state.__class__.__name__ == "MexicanTrainState" else "hand"
+        assert (
+            bars == [] and browser.find_element(By.ID, "replay-move").text == f"End of the {word}"
+        )
+        assert not visible(browser, "replay-moves")  # no "Legal moves" heading over nothing
         return
+    assert visible(browser, "replay-moves")
     legal = [encoding.action_of(m) for m in state.legal_moves()]
     assert [int(b.get_attribute("data-action")) for b in bars] == legal
     chosen = [
@@ -288,7 +294,13 @@ def check_frame(browser: webdriver.Chrome, state, step, encoding) -> None:
     assert browser.find_element(By.ID, "replay-move").text.startswith(
         f"player_{step.seat} plays {step.move}"
     )
+    said = browser.find_element(By.ID, "replay-view-kind").text
+    if step.view is None:
+        assert said == "no view recorded for this move"
+    else:  # what the numbers are, in words
+        assert "'s numbers: " in said
     if step.view is not None and step.view.kind == "scores":
+        assert "rule-of-thumb score of each move" in said
         scores = {m.action: m.score for m in step.view.moves if m.score is not None}
         if len(set(scores.values())) > 1:
             best = max(scores, key=scores.get)
@@ -319,7 +331,100 @@ def test_analysis_shows_the_agents_scores_and_changes_nothing(browser, server):
     chosen = [b.get_attribute("data-action") for b in bars if "chosen" in b.get_attribute("class")]
     assert chosen == [str(table.game.encoding.action_of(move))]
     assert browser.find_element(By.ID, "analysis-title").text.startswith("heuristic would play")
+    assert browser.find_element(By.ID, "analysis-numbers").text.startswith(
+        "Numbers: its rule-of-thumb score of each move"
+    )
     assert table.to_dict() == before
     browser.find_element(By.ID, "analysis-on").click()
     assert not visible(browser, "analysis")
+    assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
+
+
+def test_enter_in_the_analysis_box_asks_the_analysis_and_keeps_the_game(browser, server):
+    """The analysis agent's box is not part of the set-up form: Enter there asks the new
+    agent, and the game (its id, its moves) stays."""
+    url, app = server
+    game_id = start_game(browser, url, "spinner", 2, "random")
+    table = app.state.store.get(game_id)
+    for _ in range(2):
+        take_turn(browser)
+        settled(browser)
+    log = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#log li")]
+    assert len(log) > 2
+    browser.find_element(By.ID, "analysis-on").click()
+    box = browser.find_element(By.ID, "analysis-agent")
+    box.clear()
+    box.send_keys("greedy" + Keys.ENTER)
+    WebDriverWait(browser, 30).until(
+        lambda d: d.find_element(By.ID, "analysis-title").text.startswith("greedy would play")
+    )
+    settled(browser)
+    assert browser.execute_script("return location.hash") == f"#game={game_id}"
+    assert [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#log li")] == log
+    assert len(app.state.store) == 1 and table.log == log
+    assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
+
+
+def test_a_refused_new_game_leaves_the_status_and_the_game_as_they_were(browser, server):
+    """A new game the server refuses says why, and the status line says again what it
+    said before ("Dealing..." does not stay); leaving a game in play asks first."""
+    url, app = server
+    browser.get(f"{url}/?delay=20")
+    settled(browser)
+    opponent = browser.find_element(By.CSS_SELECTOR, "#opponents input")
+    opponent.clear()
+    opponent.send_keys("nobody")
+    browser.find_element(By.ID, "start").click()
+    settled(browser)
+    assert "unknown agent 'nobody'" in browser.find_element(By.ID, "error").text
+    assert browser.find_element(By.ID, "turn").text == "Start a new game"
+
+    game_id = start_game(browser, url, "spinner", 2, "random")
+    assert browser.find_element(By.ID, "turn").text == "Your turn"
+    opponent = browser.find_element(By.CSS_SELECTOR, "#opponents input")
+    opponent.clear()
+    opponent.send_keys("nobody")
+    browser.find_element(By.ID, "start").click()
+    browser.switch_to.alert.dismiss()  # "Leave this game?": no
+    settled(browser)
+    assert not visible(browser, "error") and len(app.state.store) == 1
+    browser.find_element(By.ID, "start").click()
+    browser.switch_to.alert.accept()
+    settled(browser)
+    assert "unknown agent 'nobody'" in browser.find_element(By.ID, "error").text
+    assert browser.find_element(By.ID, "turn").text == "Your turn"
+    assert browser.execute_script("return location.hash") == f"#game={game_id}"
+    assert len(app.state.store) == 1
+    severe = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert all("422" in e["message"] for e in severe)  # only the refusals' answers
+
+
+def test_open_with_no_record_chosen_says_what_to_do(browser, server, tmp_path):
+    """Replay "Open" with no record chosen says so: that there are none yet (and where
+    they come from), or to choose one from the list."""
+    url, _ = server
+    browser.get(f"{url}/?delay=20")
+    settled(browser)
+    choice = Select(browser.find_element(By.ID, "record-choice"))
+    assert choice.first_selected_option.text == "(no records yet)"
+    browser.find_element(By.ID, "open-record").click()
+    settled(browser)
+    assert browser.find_element(By.ID, "error").text.startswith("No records yet")
+    assert visible(browser, "game-view") and not visible(browser, "replay-view")
+
+    save_record(
+        agents_match("spinner", ["random", "random"], seed=1),
+        tmp_path / "games" / "records" / "a.json",
+    )
+    browser.get(f"{url}/?delay=20")
+    settled(browser)
+    choice = Select(browser.find_element(By.ID, "record-choice"))
+    assert choice.first_selected_option.text == "(choose a record)"
+    browser.find_element(By.ID, "open-record").click()
+    settled(browser)
+    assert browser.find_element(By.ID, "error").text.startswith("Choose a record")
+    choice.select_by_value("a.json")
+    browser.find_element(By.ID, "open-record").click()
+    settled(browser)
+    assert visible(browser, "replay-view") and not visible(browser, "error")
     assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []

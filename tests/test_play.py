@@ -26,6 +26,31 @@ def test_a_whole_match_plays_to_the_end_choosing_the_first_move(monkeypatch, cap
     assert "player_1 (heuristic):" in out and "player_2 (random):" in out
 
 
+def test_mexican_train_says_rounds_in_its_flag_and_its_output(monkeypatch, capsys):
+    """A Mexican Train match is counted in rounds (M2.2): ``--rounds`` sets it, and the
+    table, the prompt between rounds and the log say "round"; ``--hands`` means the same."""
+    argv = ["--game", "mexican_train", "--players", "2", "--opponents", "greedy", "--seed", "2"]
+    code, out, _ = run(monkeypatch, capsys, [*argv, "--rounds", "2"], "1\n" * 400)
+    assert code == 0
+    assert "round 1 of 2" in out and "round 2 of 2" in out and out.count("Round over") == 2
+    assert "Enter for the next round" in out
+    assert "next hand" not in out and "Hand over" not in out
+    _, same, _ = run(monkeypatch, capsys, [*argv, "--hands", "2"], "1\n" * 400)
+    assert same == out
+
+
+def test_a_new_hand_is_logged_in_the_games_word():
+    for game, word in (("spinner", "hand"), ("mexican_train", "round")):
+        table = Table.new(game, ["human", "greedy"], seed=2, hands=2)
+        while not table.state.hand_over:
+            if table.agent_to_act():
+                table.play_agent()
+            else:
+                table.play(table.state.legal_moves()[0])
+        table.next_hand()
+        assert table.log[-1] == f"{word} 2 dealt"
+
+
 def test_bad_answers_ask_again_and_change_nothing(monkeypatch, capsys):
     argv = ["--players", "2", "--hands", "1", "--seed", "1"]
     code, out, _ = run(monkeypatch, capsys, argv, "x\n0\n999\n\n-1\n")
@@ -83,7 +108,9 @@ def test_two_human_seats_take_turns(monkeypatch, capsys):
     [
         (["--opponents", "nobody"], "unknown agent 'nobody'"),
         (["--players", "4", "--opponents", "random", "greedy"], "2 opponents given for 3"),
-        (["--players", "9"], "num_players must be an integer from 2 to 8"),
+        (["--players", "9"], "--players must be an integer from 2 to 8, got 9"),
+        (["--players", "0"], "--players must be an integer from 2 to 8, got 0"),
+        (["--game", "mexican_train", "--players", "1"], "--players must be an integer from 2"),
         (["--seat", "5"], "--seat must be seats from 0 to 1"),
         (["--game", "mexican_train", "--opponents", "checkpoint"], "does not fit Mexican Train"),
         (["--load", "/nonexistent/match.json"], "No such file"),
@@ -93,6 +120,7 @@ def test_bad_command_lines_say_why_on_one_line_and_exit_2(monkeypatch, capsys, a
     code, _, err = run(monkeypatch, capsys, argv, "")
     assert code == 2
     assert message in err and err.count("\n") == 1 and "Traceback" not in err
+    assert "--seat" not in err or "--seat" in argv  # the flag at fault is the one named
 
 
 def test_a_broken_save_file_is_refused(monkeypatch, capsys, tmp_path):

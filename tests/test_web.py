@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -21,6 +23,7 @@ from spinner_env.games.spinner.rules import ALL_TILES, SpinnerState, SpinnerTile
 from spinner_env.picture import table_scene, to_svg
 from spinner_env.play import Table
 from spinner_env.records import Recorder, Seat, save_record
+from spinner_env.web import __main__ as web_main
 from spinner_env.web import create_app
 from spinner_env.web.app import _TARGETS, _bar_lengths
 
@@ -75,6 +78,8 @@ def test_page_script_and_options_are_served(tmp_path):
     assert c.get("/static/style.css").status_code == 200
     options = c.get("/api/options").json()
     assert options["games"] == ["spinner", "mexican_train"]
+    # The page's words for a hand of each game's match: a Mexican Train match has rounds.
+    assert options["hand_words"] == {"spinner": "hand", "mexican_train": "round"}
     assert {"random", "greedy", "heuristic", "checkpoint"} <= set(options["agents"])
 
 
@@ -505,3 +510,35 @@ def test_move_bars_are_the_views_numbers_scaled(view, bars):
 def test_every_game_of_the_registry_has_its_move_targets():
     """A game added to games.GAMES needs its placements' targets for the page."""
     assert set(_TARGETS) == set(GAMES)
+
+
+def test_the_help_shows_where_records_go_and_the_records_dir_is_used(tmp_path, monkeypatch, capsys):
+    """``spinner-web --help`` names the records directory's default; ``--records-dir``
+    reaches the app and the start line names it (the server itself is not started)."""
+    with pytest.raises(SystemExit):
+        web_main.main(["--help"])
+    help_text = " ".join(capsys.readouterr().out.split())  # argparse wraps lines
+    assert str(web_main.DEFAULT_DATA_DIR / "records") in help_text
+    assert str(web_main.DEFAULT_DATA_DIR) in help_text
+    served = []
+    monkeypatch.setattr(web_main.uvicorn, "run", lambda app, **kw: served.append(app))
+    records = tmp_path / "my-records"
+    argv = ["--data-dir", str(tmp_path / "games"), "--records-dir", str(records)]
+    assert web_main.main(argv) == 0
+    assert served[0].state.records_dir == records and records.is_dir()
+    assert f"records in {records}" in capsys.readouterr().out
+    assert web_main.main(["--data-dir", str(tmp_path / "games")]) == 0
+    assert served[1].state.records_dir == tmp_path / "games" / "records"
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_make_web_passes_web_args_through():
+    root = Path(__file__).resolve().parents[1]
+    dry_run = subprocess.run(
+        ["make", "-n", "web", "WEB_ARGS=--records-dir runs/records --port 8081"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "-m spinner_env.web --records-dir runs/records --port 8081" in dry_run

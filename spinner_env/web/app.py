@@ -4,7 +4,8 @@ Endpoints (every error is a 4xx whose ``detail`` says what was wrong; the game i
 as it was):
 
 - ``GET /``: the page; ``GET /static/...``: its script and style.
-- ``GET /api/options``: the games and the agent names the page offers.
+- ``GET /api/options``: the games, what each calls a hand of its match (``hand_words``)
+  and the agent names the page offers.
 - ``POST /api/games`` ``{game, players, seat, opponents, seed?, hands?}``: a new game;
   the person sits at ``seat``, ``opponents`` fill the other seats in order (one name
   fills them all).
@@ -58,7 +59,7 @@ from spinner_env.games.mexican_train.rules import Place as MexicanPlace
 from spinner_env.games.spinner.rules import Place as SpinnerPlace
 from spinner_env.games.spinner.rules import SpinnerState, SpinnerTile
 from spinner_env.picture import table_scene, to_svg
-from spinner_env.play import HUMAN, Table, seat_specs
+from spinner_env.play import HAND_WORD, HUMAN, Table, seat_specs
 from spinner_env.records import MAX_RECORD_BYTES, Record, save_record
 from spinner_env.web.store import GameStore, RecordShelf, UnknownGameError, UnknownRecordError
 
@@ -118,6 +119,7 @@ def create_app(
     agent_choices = [*BASELINES, "checkpoint", *checkpoints]
     app = FastAPI(title="spinner-env web game")
     app.state.store = store
+    app.state.records_dir = records
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
     @app.exception_handler(RequestValidationError)
@@ -133,7 +135,7 @@ def create_app(
 
     @app.get("/api/options")
     def options() -> dict[str, Any]:
-        return {"games": list(GAMES), "agents": agent_choices}
+        return {"games": list(GAMES), "hand_words": HAND_WORD, "agents": agent_choices}
 
     @app.post("/api/games", status_code=201)
     def new_game(request: NewGame) -> dict[str, Any]:

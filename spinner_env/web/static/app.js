@@ -13,6 +13,10 @@ const $ = (id) => document.getElementById(id);
 let game = null;      // the last state the server sent
 let selected = null;  // the hand tile chosen, as "a-b"
 let busy = false;     // while a request runs or agents' moves are being shown
+let handWords = {};   // what each game calls a hand of its match ("round" in Mexican Train)
+
+const handWord = (gameName) => handWords[gameName] ?? "hand";
+const capitalized = (word) => word[0].toUpperCase() + word.slice(1);
 
 // body[data-busy] tells anyone watching the page (the browser test) when it settles.
 function setBusy(value) {
@@ -55,8 +59,14 @@ function opponentInputs() {
   }
 }
 
+// The set-up form's words follow the game chosen: Mexican Train plays rounds.
+function setUpWords() {
+  $("hands-word").textContent = `${capitalized(handWord($("game-choice").value))}s`;
+}
+
 async function startGame(event) {
   event?.preventDefault();
+  if (game && !game.match_over && !confirm("Leave this game and deal a new one?")) return;
   const number = (id) => ($(id).value === "" ? null : Number($(id).value));
   const body = {
     game: $("game-choice").value,
@@ -70,6 +80,14 @@ async function startGame(event) {
   await request(() => api("POST", "/api/games", body));
 }
 
+// What the status line says of a state; after a refused request it says it again.
+function statusText(state) {
+  if (!state) return "Start a new game";
+  return state.match_over ? "Match over"
+    : state.hand_over ? `${capitalized(handWord(state.game))} over`
+    : state.to_act ? "Your turn" : `player_${state.current} to act`;
+}
+
 // ------------------------------------------------------------------ the game
 async function request(call) {
   if (busy) return;
@@ -80,6 +98,7 @@ async function request(call) {
     await showSteps(answer.steps ?? []);
     show(answer.state ?? answer);
   } catch (err) {
+    $("turn").textContent = statusText(game);
     showError(err.message);
   } finally {
     setBusy(false);
@@ -105,6 +124,8 @@ function appendLog(entry) {
 function show(state) {
   game = state;
   selected = null;
+  $("replay-view").hidden = true;  // a game started from the replay viewer shows at once
+  $("game-view").hidden = false;
   history.replaceState(null, "", `${location.pathname}${location.search}#game=${state.id}`);
   $("board").innerHTML = state.board;
   $("log").replaceChildren();
@@ -122,9 +143,7 @@ function show(state) {
     return row;
   });
   $("scores").tBodies[0].replaceChildren(...rows);
-  $("turn").textContent = state.match_over ? "Match over"
-    : state.hand_over ? "Hand over"
-    : state.to_act ? "Your turn" : `player_${state.current} to act`;
+  $("turn").textContent = statusText(state);
   const kinds = new Set(state.legal.map((m) => m.kind));
   $("draw").hidden = !kinds.has("draw");
   $("pass").hidden = !kinds.has("pass");
@@ -140,9 +159,11 @@ function showEnding(state) {
   $("hand-over").hidden = !state.hand_over || state.match_over;
   $("match-over").hidden = !state.match_over;
   if (!state.hand_over) return;
-  const how = last.blocked ? "the hand was blocked" : "went out";
+  const word = handWord(state.game);
+  const how = last.blocked ? `the ${word} was blocked` : "went out";
   const points = last.points.map((p, s) => `player_${s} +${p}`).join(", ");
-  $("hand-over-title").textContent = `player_${last.winner} wins the hand (${how})`;
+  $("hand-over-title").textContent = `player_${last.winner} wins the ${word} (${how})`;
+  $("next-hand").textContent = `Next ${word}`;
   $("hand-over-points").textContent = `Points: ${points}`;
   const winners = state.winners.map((s) => (s === state.you ? "you" : `player_${s}`));
   $("match-over-text").textContent =
@@ -226,6 +247,26 @@ function numberText(move) {
   return "";
 }
 
+// What the numbers beside the bars are, in words (the same choice as numberText's).
+function numbersMeaning(kind, moves) {
+  if (kind === "policy") return "the chance its policy gives each move";
+  if (kind === "search") {
+    return moves.some((m) => m.visits !== null)
+      ? "how many times its search tried each move"
+      : "each move's mean result in its search's play-outs (higher is better)";
+  }
+  if (kind === "scores") return "its rule-of-thumb score of each move (it plays the highest)";
+  return null;
+}
+
+// The position's value, where the view has one, in words.
+function valueMeaning(kind, value) {
+  if (value === null) return "";
+  const what = kind === "search" ? "mean result of the move it chose"
+    : "its estimate of what the position is worth to the seat to act";
+  return `; ${what}: ${value.toFixed(3)}`;
+}
+
 function showBars(holder, moves) {
   holder.replaceChildren(...moves.map((move) => {
     const row = document.createElement("li");
@@ -250,17 +291,21 @@ function showBars(holder, moves) {
 }
 
 // ----------------------------------------------------------------- analysis
-// Off unless the box is ticked; asked afresh at each of the person's turns.
+// Off unless the box is ticked; asked afresh at each of the person's turns and whenever
+// the agent's name changes (Enter or leaving its box).
 async function analyse() {
-  const on = $("analysis-on").checked && game?.to_act;
+  const agent = $("analysis-agent").value.trim();  // blank while the person retypes it
+  const on = $("analysis-on").checked && game?.to_act && agent !== "";
   $("analysis").hidden = !on;
   if (!on) return;
-  const body = { seat: game.you, agent: $("analysis-agent").value.trim() };
+  const body = { seat: game.you, agent };
   try {
     const seen = await api("POST", `/api/games/${game.id}/analysis`, body);
-    const kind = seen.kind ? ` (${seen.kind})` : " (it shows no numbers)";
-    const value = seen.value !== null ? `, value ${seen.value.toFixed(3)}` : "";
-    $("analysis-title").textContent = `${seen.agent} would play ${seen.move.label}${kind}${value}`;
+    const meaning = numbersMeaning(seen.kind, seen.moves);
+    $("analysis-title").textContent = `${seen.agent} would play ${seen.move.label}`;
+    $("analysis-numbers").textContent = meaning
+      ? `Numbers: ${meaning}${valueMeaning(seen.kind, seen.value)}.`
+      : `${seen.agent} shows no numbers for its moves.`;
     showBars($("analysis-bars"), seen.moves);
   } catch (err) {
     $("analysis").hidden = true;
@@ -274,6 +319,7 @@ let replay = null;  // {record: the record's summary, hand, step}
 async function listRecords() {
   const { records } = await api("GET", "/api/records");
   const choice = $("record-choice");
+  choice.options[0].textContent = records.length ? "(choose a record)" : "(no records yet)";
   choice.replaceChildren(choice.options[0], ...records.map((r) => {
     const option = document.createElement("option");
     option.value = r.name;
@@ -303,6 +349,7 @@ async function openReplay(record) {
     option.textContent = `${h + 1} (${hand.moves.length} moves)`;
     return option;
   }));
+  $("replay-hand-word").textContent = capitalized(handWord(record.game));
   const players = record.seats.map((s) => `player_${s.seat}: ${s.name}`).join(", ");
   $("replay-title").textContent = `${record.game}: ${players}`;
   $("game-view").hidden = true;
@@ -320,10 +367,13 @@ async function showFrame() {
   $("replay-move").textContent = frame.played
     ? `player_${frame.played.seat} plays ${frame.played.move}` +
       (frame.played.drew ? ` (draws ${frame.played.drew})` : "")
-    : "End of the hand";
+    : `End of the ${handWord(record.game)}`;
+  // At the hand's end no one is to move: no moves to list.
+  $("replay-moves").hidden = !frame.played;
+  const name = frame.played ? record.seats[frame.played.seat].name : "";
+  const meaning = numbersMeaning(frame.kind, frame.moves);
   $("replay-view-kind").textContent = !frame.played ? ""
-    : frame.kind ? `${record.seats[frame.played.seat].name}'s ${frame.kind}` +
-      (frame.value !== null ? `, value ${frame.value.toFixed(3)}` : "")
+    : meaning ? `${name}'s numbers: ${meaning}${valueMeaning(frame.kind, frame.value)}.`
     : "no view recorded for this move";
   showBars($("replay-bars"), frame.moves);
   $("replay-hands").tBodies[0].replaceChildren(...frame.hands.map((tiles, seat) => {
@@ -361,6 +411,19 @@ function jumpReplay(hand, step) {
   return replayCall(showFrame);
 }
 
+function openChosenRecord(event) {
+  event.preventDefault();
+  const name = $("record-choice").value;
+  if (name) {
+    replayCall(async () => openReplay(await api("GET", `/api/records/${encodeURIComponent(name)}`)));
+  } else if ($("record-choice").options.length > 1) {
+    showError("Choose a record in the Replay list first, or upload one.");
+  } else {
+    showError("No records yet: a game's record is kept here once it finishes " +
+      "(the server's --records-dir). Finish a game, or upload a record.");
+  }
+}
+
 async function uploadRecord() {
   const file = $("record-file").files[0];
   if (!file) return;
@@ -376,6 +439,7 @@ async function uploadRecord() {
 // ---------------------------------------------------------------------- start
 async function init() {
   $("players").addEventListener("change", opponentInputs);
+  $("game-choice").addEventListener("change", setUpWords);
   $("new-game").addEventListener("submit", startGame);
   $("board").addEventListener("click", onBoardClick);
   $("draw").addEventListener("click", () => playKind("draw"));
@@ -385,11 +449,7 @@ async function init() {
   $("play-again").addEventListener("click", startGame);
   $("analysis-on").addEventListener("change", analyse);
   $("analysis-agent").addEventListener("change", analyse);
-  $("replay-form").addEventListener("submit", (event) => {
-    event.preventDefault();
-    const name = $("record-choice").value;
-    if (name) replayCall(async () => openReplay(await api("GET", `/api/records/${encodeURIComponent(name)}`)));
-  });
+  $("replay-form").addEventListener("submit", openChosenRecord);
   $("record-file").addEventListener("change", uploadRecord);
   $("replay-prev").addEventListener("click", () => stepReplay(-1));
   $("replay-next").addEventListener("click", () => stepReplay(1));
@@ -404,6 +464,8 @@ async function init() {
   });
   opponentInputs();
   const options = await api("GET", "/api/options");
+  handWords = options.hand_words;
+  setUpWords();
   $("agent-names").replaceChildren(...options.agents.map((name) => {
     const option = document.createElement("option");
     option.value = name;
