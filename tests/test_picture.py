@@ -13,6 +13,16 @@ from spinner_env.agents import RandomAgent
 from spinner_env import mexican_train_v0, spinner_v0
 from spinner_env.core.match import MatchState
 from spinner_env.games.mexican_train.rules import MexicanTrainRules, MexicanTrainState
+from spinner_env.games.spinner.board import (
+    BOARD_H,
+    BOARD_W,
+    BOARD_X,
+    BOARD_Y,
+    GridBox,
+    TileSpot,
+    fit_layout,
+    lay_out,
+)
 from spinner_env.games.spinner.rules import (
     ALL_TILES,
     Place,
@@ -22,21 +32,13 @@ from spinner_env.games.spinner.rules import (
     parse,
 )
 from spinner_env.picture import (
-    BOARD_H,
-    BOARD_W,
-    BOARD_X,
-    BOARD_Y,
     HAND_TOP,
     HEIGHT,
-    SPINNER_HALF,
     WIDTH,
-    GridBox,
+    WILD_HALF,
     Group,
     Rect,
     Scene,
-    TileSpot,
-    fit_layout,
-    lay_out,
     table_picture,
     table_scene,
     to_svg,
@@ -147,7 +149,7 @@ def test_spinner_tiles_are_marked_gold():
     held = {parse(t) for hand in hands for t in hand.split()}
     boneyard = [t for t in ALL_TILES if t not in held]
     state = SpinnerState.from_position(hands, boneyard, SpinnerRules(num_players=3))
-    gold = np.array([int(SPINNER_HALF[i : i + 2], 16) for i in (1, 3, 5)], np.uint8)
+    gold = np.array([int(WILD_HALF[i : i + 2], 16) for i in (1, 3, 5)], np.uint8)
 
     def gold_in_hand_row(viewer: int) -> int:
         picture = table_picture(state, viewer)

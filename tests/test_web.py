@@ -25,7 +25,7 @@ from spinner_env.play import Table
 from spinner_env.records import Recorder, Seat, save_record
 from spinner_env.web import __main__ as web_main
 from spinner_env.web import create_app
-from spinner_env.web.app import _TARGETS, _bar_lengths
+from spinner_env.web.app import _bar_lengths
 
 TILE_TOKEN = re.compile(r"(?<![\w.-])(\d+|S)-(\d+|S)(?![\w.-])")
 
@@ -507,9 +507,12 @@ def test_move_bars_are_the_views_numbers_scaled(view, bars):
     assert _bar_lengths(view, rows) == bars
 
 
-def test_every_game_of_the_registry_has_its_move_targets():
-    """A game added to games.GAMES needs its placements' targets for the page."""
-    assert set(_TARGETS) == set(GAMES)
+def test_every_game_of_the_registry_has_its_board_and_move_targets():
+    """A game added to games.GAMES needs its board and its placements' targets for the page."""
+    for game in GAMES.values():
+        board = game.board()
+        assert callable(board.draw_board) and callable(board.move_target)
+        assert callable(board.title) and hasattr(board, "WILD_VALUE")
 
 
 def test_the_help_shows_where_records_go_and_the_records_dir_is_used(tmp_path, monkeypatch, capsys):

@@ -67,6 +67,11 @@ class GameSpec:
     reads a record back as the reference state."""
     vec_env_path: str
     """Its Stable-Baselines3 VecEnv (``spinner_env.train.vec_env``)."""
+    board_path: str
+    """Its board's module, for pictures and the web page (``spinner_env.picture`` draws the
+    rest of the table): ``draw_board(scene, state)``, ``title(state)``, ``WILD_VALUE``
+    (the value drawn as a star, or None) and ``move_target(state, move)`` (where a
+    placement goes, as the board's targets name it)."""
 
     @property
     def raw_env(self) -> Any:
@@ -95,6 +100,9 @@ class GameSpec:
 
     def vec_env(self) -> type:
         return _load(self.vec_env_path)
+
+    def board(self) -> ModuleType:
+        return _load(self.board_path)
 
 
 COMPILED_KINDS = ("random", "greedy", "heuristic")

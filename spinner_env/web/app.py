@@ -40,7 +40,7 @@ after it, which the page shows one by one with a short delay.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -54,10 +54,6 @@ from spinner_env.agents import BASELINES, make_agent
 from spinner_env.agents.base import AgentView, choose_move_explained
 from spinner_env.core.match import Draw, MatchState, Pass
 from spinner_env.games import GAMES, GameSpec
-from spinner_env.games.mexican_train.rules import MexicanTrainState
-from spinner_env.games.mexican_train.rules import Place as MexicanPlace
-from spinner_env.games.spinner.rules import Place as SpinnerPlace
-from spinner_env.games.spinner.rules import SpinnerState, SpinnerTile
 from spinner_env.picture import table_scene, to_svg
 from spinner_env.play import HAND_WORD, HUMAN, Table, seat_specs
 from spinner_env.records import MAX_RECORD_BYTES, Record, save_record
@@ -472,21 +468,4 @@ def _move_json(table: Table, move: Any) -> dict[str, Any]:
     if isinstance(move, Pass):
         return {"action": action, "kind": "pass", "label": "Pass"}
     place = {"action": action, "kind": "place", "tile": str(move.tile), "label": str(move)}
-    return place | _TARGETS[table.game.name](table.state, move)
-
-
-def _spinner_target(state: SpinnerState, move: SpinnerPlace) -> dict[str, str]:
-    sym = SpinnerTile.symbol
-    return {"target": sym(move.end), "opens": sym(move.opens)}
-
-
-def _train_target(state: MexicanTrainState, move: MexicanPlace) -> dict[str, str]:
-    return {"target": str(state.absolute_train(move.train))}
-
-
-_TARGETS: dict[str, Callable[[Any, Any], dict[str, str]]] = {
-    "spinner": _spinner_target,
-    "mexican_train": _train_target,
-}
-"""Where each game's placement goes, as the page's targets name it, by the game's name in
-``games.GAMES`` (as ``picture`` picks each game's board)."""
+    return place | table.game.board().move_target(table.state, move)

@@ -44,5 +44,6 @@ GAME = GameSpec(
     engine_path="spinner_env.games.mexican_train.batched:BatchedMexicanTrain",
     opponents_path="spinner_env.games.mexican_train.batched_players",
     rollouts_path="spinner_env.games.mexican_train.rollout:MexicanTrainRollouts",
+    board_path="spinner_env.games.mexican_train.board",
     vec_env_path="spinner_env.train.vec_env:MexicanTrainVecEnv",
 )
