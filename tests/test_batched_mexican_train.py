@@ -30,7 +30,7 @@ from test_batched import (
 )
 
 from spinner_env import mexican_train_v0
-from spinner_env.batched.core import BatchedEngine, BatchStep, sample_legal
+from spinner_env.batched.core import OPPONENT_EXTERNAL, BatchedEngine, BatchStep, sample_legal
 from spinner_env.batched.vector import MexicanTrainVectorEnv, as_batched
 from spinner_env.games.mexican_train.batched import BatchedMexicanTrain
 from spinner_env.games.mexican_train.batched_players import (
@@ -40,7 +40,6 @@ from spinner_env.games.mexican_train.batched_players import (
     heuristic_actions_from_obs,
 )
 from spinner_env.games.mexican_train.rules import MexicanTrainRules, MexicanTrainState
-from spinner_env.games.spinner.batched_players import OPPONENT_EXTERNAL
 
 
 @pytest.mark.parametrize("num_players", range(2, 9))

@@ -19,6 +19,7 @@ import pettingzoo
 import pytest
 from pettingzoo.env_registry.registration import aec_registry
 from pettingzoo.test import api_test, render_test, seed_test
+from spinner_env.train import vec_env as vec_envs
 from spinner_env.train.vec_env import BatchedVecEnv
 
 from spinner_env.aec import DominoAECEnv
@@ -123,7 +124,7 @@ def test_a_registered_game_provides_every_piece(game: GameSpec):
     read = rollouts.state_of(record, state.rules)  # validated: a hand in play of the rules
     assert [set(hand) for hand in read.hands] == [set(hand) for hand in state.hands]
 
-    vec_env = game.vec_env()
+    vec_env = vec_envs.PER_GAME[game.rules_class.__name__.removesuffix("Rules") + "VecEnv"]
     assert issubclass(vec_env, BatchedVecEnv) and vec_env.rules_class is game.rules_class
 
 

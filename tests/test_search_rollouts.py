@@ -14,11 +14,16 @@ from spinner_env.agents.baselines import GreedyAgent
 from spinner_env.agents.heuristic import HeuristicAgent
 from test_batched import assert_reads_back
 
-from spinner_env.batched import mexican_train as batched_mexican_train
+from spinner_env.batched.core import (
+    OPPONENT_GREEDY,
+    OPPONENT_HEURISTIC,
+    OPPONENT_RANDOM,
+)
 from spinner_env.belief import Belief
 from spinner_env.core.encoding import hand_score_difference, zero_sum_outcome
 from spinner_env.core.match import MatchState
 from spinner_env.games import game_spec
+from spinner_env.games.mexican_train import batched as batched_mexican_train
 from spinner_env.games.mexican_train.rollout import MexicanTrainRollouts
 from spinner_env.games.mexican_train.rollout import load_state as load_mexican_train
 from spinner_env.games.mexican_train.rules import ALL_TILES as MT_TILES
@@ -30,11 +35,6 @@ from spinner_env.games.mexican_train.rules import (
     parse,
 )
 from spinner_env.games.spinner.batched import GAME, _legal_mask
-from spinner_env.games.spinner.batched_players import (
-    OPPONENT_GREEDY,
-    OPPONENT_HEURISTIC,
-    OPPONENT_RANDOM,
-)
 from spinner_env.games.spinner.encoding import NUM_ACTIONS
 from spinner_env.games.spinner.rollout import SpinnerRollouts, load_state
 from spinner_env.games.spinner.rollout import state_of as spinner_state_of

@@ -25,20 +25,18 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvWrapper
 from spinner_env.batched.core import action_ids
 from spinner_env.batched.vector import LearnerBatch, Rules
 from spinner_env.core.encoding import check_choice
-from spinner_env.games import GAMES
-from spinner_env.games.mexican_train.rules import MexicanTrainRules
-from spinner_env.games.spinner.rules import SpinnerRules
+from spinner_env.games import GAMES, default_game, per_game_subclasses
 
 
 class BatchedVecEnv(VecEnv):
     """Stable-Baselines3 ``VecEnv`` over :class:`LearnerBatch` (same arguments, plus
     ``seed``); ``action_masks()`` for MaskablePPO. Done games carry
     ``terminal_observation`` and an ``episode`` record (return, length) in their info,
-    as SB3's Monitor writes it. :class:`SpinnerVecEnv` and :class:`MexicanTrainVecEnv`
-    fix the game (``rules_class``; None rules are its defaults)."""
+    as SB3's Monitor writes it. ``rules`` picks the game; each game's subclass
+    (``SpinnerVecEnv``) fixes it (``rules_class``; None rules are its defaults)."""
 
     render_mode = None
-    rules_class: type
+    rules_class: type | None = None
 
     def __init__(self, num_envs: int, rules: Rules | None = None, **kwargs: Any) -> None:
         self.batch = LearnerBatch.of_game(self.rules_class, num_envs, rules, **kwargs)
@@ -116,16 +114,10 @@ class BatchedVecEnv(VecEnv):
         return [False] * len(self._get_indices(indices))
 
 
-class SpinnerVecEnv(BatchedVecEnv):
-    """:class:`BatchedVecEnv` of Spinner (``SpinnerRules``)."""
-
-    rules_class = SpinnerRules
-
-
-class MexicanTrainVecEnv(BatchedVecEnv):
-    """:class:`BatchedVecEnv` of Mexican Train (``MexicanTrainRules``)."""
-
-    rules_class = MexicanTrainRules
+PER_GAME = per_game_subclasses(BatchedVecEnv, "VecEnv", __name__)
+"""Each game's :class:`BatchedVecEnv` under the name users import: ``SpinnerVecEnv``,
+``MexicanTrainVecEnv`` (named after each registered game's rules class)."""
+globals().update(PER_GAME)
 
 
 class WithFeatures(VecEnvWrapper):
@@ -161,21 +153,23 @@ def make_vec_env(
     num_players: int,
     opponents: Any = "random",
     *,
-    game: str = "spinner",
+    game: str | None = None,
     learner_seat: int | None = None,
     skip_forced: bool = False,
     reward: str = "match",
     episode: str = "match",
     **rules: Any,
 ) -> BatchedVecEnv:
-    """The ``game``'s VecEnv (its record's ``vec_env``, ``spinner_env.games``) from the
-    arguments its ``raw_env`` takes (the variant flags go to its rules class): what
-    ``spinner_env.train.ppo`` trains on."""
-    check_choice("game", game, list(GAMES))
-    vec_env = GAMES[game].vec_env()
-    return vec_env(
+    """The ``game``'s VecEnv (None: the default game's) from the arguments its ``raw_env``
+    takes (the variant flags go to its rules class): what ``spinner_env.train.ppo`` trains
+    on."""
+    spec = default_game() if game is None else GAMES.get(game)
+    if spec is None:
+        check_choice("game", game, list(GAMES))
+    game_vec_env = next(c for c in PER_GAME.values() if c.rules_class is spec.rules_class)
+    return game_vec_env(
         num_envs,
-        vec_env.rules_class(num_players=num_players, **rules),
+        spec.rules_class(num_players=num_players, **rules),
         opponents=opponents,
         reward=reward,
         episode=episode,
@@ -186,8 +180,7 @@ def make_vec_env(
 
 __all__ = [
     "BatchedVecEnv",
-    "MexicanTrainVecEnv",
-    "SpinnerVecEnv",
     "WithFeatures",
     "make_vec_env",
+    *PER_GAME,
 ]

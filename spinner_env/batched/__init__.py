@@ -26,16 +26,19 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from spinner_env.games import GAMES
+
+_VECTOR = "spinner_env.batched.vector"
 _EXPORTS = {
-    "BatchedMexicanTrain": "spinner_env.games.mexican_train.batched",
     "BatchedRollouts": "spinner_env.batched.rollout",
-    "BatchedSpinner": "spinner_env.games.spinner.batched",
-    "BatchedVectorEnv": "spinner_env.batched.vector",
-    "LearnerBatch": "spinner_env.batched.vector",
-    "MexicanTrainVectorEnv": "spinner_env.batched.vector",
-    "SpinnerVectorEnv": "spinner_env.batched.vector",
-    "as_batched": "spinner_env.batched.vector",
+    "BatchedVectorEnv": _VECTOR,
+    "LearnerBatch": _VECTOR,
+    "as_batched": _VECTOR,
 }
+for _game in GAMES.values():  # each game's engine (BatchedSpinner) and vector env
+    _module, _, _engine = _game.engine_path.partition(":")
+    _EXPORTS[_engine] = _module
+    _EXPORTS[_game.rules_class.__name__.removesuffix("Rules") + "VectorEnv"] = _VECTOR
 
 
 def __getattr__(name: str) -> Any:

@@ -32,6 +32,18 @@ from spinner_env.batched.numba_cache import drop_stale_cache
 from spinner_env.core.encoding import EPISODES, REWARD_SCHEMES, Encoding, check_choice
 from spinner_env.games import GAMES
 
+OPPONENT_RANDOM = 0
+OPPONENT_GREEDY = 1
+OPPONENT_EXTERNAL = 2
+OPPONENT_HEURISTIC = 3
+"""How a seat's moves are chosen by each game's compiled ``compiled_action``: uniformly at
+random, the heaviest tile (``spinner_env.agents.GreedyAgent``), by Python code (the call
+stops there), or the heuristic: kind ``OPPONENT_HEURISTIC + k`` plays it with the
+weights of row k (in Spinner the expert where the row holds ``ExpertWeights``)."""
+KIND_OF = {"random": OPPONENT_RANDOM, "greedy": OPPONENT_GREEDY, "heuristic": OPPONENT_HEURISTIC}
+"""The kind of each ``CompiledPlayer.kind`` (a heuristic's kind adds its weights' row), in
+every game."""
+
 # SplitMix64 constants of spinner_env.core.match.shuffled, as uint64 so numba wraps like it.
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _HAND_MIX = np.uint64(0xD1B54A32D192ED03)

@@ -6,7 +6,7 @@ position out to the end with a Python policy costs milliseconds: most of a searc
 :class:`BatchedRollouts` copies positions into a batched engine's game records (each
 game's ``load_state``) and plays them all to the end of the hand, or of the match, in one
 compiled call, every seat choosing as a compiled opponent kind (``OPPONENT_RANDOM``,
-``OPPONENT_GREEDY``, ``OPPONENT_HEURISTIC`` of :mod:`~spinner_env.games.spinner.batched_players`).
+``OPPONENT_GREEDY``, ``OPPONENT_HEURISTIC`` of :mod:`~spinner_env.batched.core`).
 Each seat's score is what ``spinner_env.aec`` would give it: ``hand_score_difference`` of
 the hand's points (S7, M6.2) or ``zero_sum_outcome`` of the match totals (S7.2, M6.3),
 computed by the engine's own hand end.
@@ -33,6 +33,7 @@ import numpy as np
 from numba import njit
 
 from spinner_env.batched.core import (
+    KIND_OF,
     BatchedEngine,
     BatchStep,
     CompiledRules,
@@ -49,7 +50,6 @@ from spinner_env.core.encoding import hand_score_difference, zero_sum_outcome
 from spinner_env.core.match import MatchState
 from spinner_env.core.tiles import Tile
 from spinner_env.games import CompiledPlayer
-from spinner_env.games.spinner.batched_players import KIND_OF
 
 
 @njit(cache=True)

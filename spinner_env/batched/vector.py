@@ -12,26 +12,25 @@ seed (``final_obs`` in the infos).
     env = SpinnerVectorEnv(256, SpinnerRules(num_players=2), opponents="random")
     obs, info = env.reset(seed=0)                    # info["action_mask"]: legal actions
 
-The same adapter plays Mexican Train on :mod:`spinner_env.games.mexican_train.batched`
-(``MexicanTrainVectorEnv``; :class:`LearnerBatch` picks the game by its rules' type), with
-its own compiled opponents (:mod:`spinner_env.games.mexican_train.batched_players`).
-Stable-Baselines3's ``VecEnv`` over the same :class:`LearnerBatch` is
+The same adapter plays every game of :data:`spinner_env.games.GAMES` on its batched engine
+(:class:`LearnerBatch` picks the game by its rules' type; each game's subclass, such as
+``SpinnerVectorEnv``, fixes it), with its own compiled players (its record's
+``opponents()``). Stable-Baselines3's ``VecEnv`` over the same :class:`LearnerBatch` is
 :mod:`spinner_env.train.vec_env`: this module loads numba, but neither torch nor SB3.
 
 Opponents are batched policies (``act_batch(obs, mask) -> actions``): :class:`RandomPolicy`,
 :class:`GreedyPolicy`, each game's compiled heuristic (``heuristic_policy`` of its
-opponents module: ``spinner_opponents.HeuristicPolicy`` plays the heuristic or the expert,
-``mexican_train_opponents.MexicanTrainHeuristicPolicy`` the Mexican Train heuristic),
-``spinner_env.agents.PolicyAgent`` (a trained policy or a self-play snapshot: its numpy
-forward pass over the batch), :class:`MaskablePPOPolicy` (any other MaskablePPO policy), or
-the agents of ``agents/``, converted by :func:`as_batched`. A player that declares a
-compiled twin for the rules (``compiled_twin(rules)``, a ``spinner_env.games.CompiledPlayer``:
-random, greedy, and the heuristics and the Spinner expert with any weights) is played
-inside the compiled loop (``spinner_env.batched.core.advance_to_learner``). Any
-other agent (the search players, the Mexican Train expert) plays as itself:
-:class:`AgentPolicy` reads each game's reference state back from its record and asks the
-agent, one game at a time, at the agent's own speed. Each game's engine, opponents and
-records are reached through its ``spinner_env.games.GameSpec``.
+compiled players), ``spinner_env.agents.PolicyAgent`` (a trained policy or a self-play
+snapshot: its numpy forward pass over the batch), :class:`MaskablePPOPolicy` (any other
+MaskablePPO policy), or the agents of ``agents/``, converted by :func:`as_batched`. A
+player that declares a compiled twin for the rules (``compiled_twin(rules)``, a
+``spinner_env.games.CompiledPlayer``: random, greedy, the heuristics and the experts a
+game compiles, with any weights) is played inside the compiled loop
+(``spinner_env.batched.core.advance_to_learner``). Any other agent (the search players, an
+expert a game does not compile) plays as itself: :class:`AgentPolicy` reads each game's
+reference state back from its record and asks the agent, one game at a time, at the
+agent's own speed. Each game's engine, opponents and records are reached through its
+``spinner_env.games.GameSpec``.
 """
 
 from __future__ import annotations
@@ -46,23 +45,19 @@ from gymnasium.vector import AutoresetMode
 
 from spinner_env.agents import BASELINES
 from spinner_env.agents.base import Agent, GameView
-from spinner_env.batched.core import action_ids, advance_to_learner, sample_legal
-from spinner_env.games import GAMES, CompiledPlayer, GameSpec, game_of
-from spinner_env.games.mexican_train.rules import MexicanTrainRules
-from spinner_env.games.spinner.batched_players import (
-    ACTION_POINTS,
+from spinner_env.batched.core import (
     KIND_OF,
     OPPONENT_EXTERNAL,
     OPPONENT_HEURISTIC,
+    action_ids,
+    advance_to_learner,
+    sample_legal,
 )
-from spinner_env.games.spinner.rules import SpinnerRules
+from spinner_env.games import CompiledPlayer, default_game, game_of_rules, per_game_subclasses
 
-Rules = SpinnerRules | MexicanTrainRules
-
-
-def _game(rules: Rules | None) -> GameSpec:
-    """The game the rules are of (None: Spinner)."""
-    return GAMES["spinner"] if rules is None else game_of(rules)
+Rules = Any
+"""A game's rules: an instance of its record's ``rules_class`` (``SpinnerRules``), which
+picks the game; None where accepted means the default game's default rules."""
 
 
 class BatchedPolicy(Protocol):
@@ -94,14 +89,17 @@ class GreedyPolicy:
     """The heaviest legal tile, the lowest action id among equals
     (``spinner_env.agents.GreedyAgent``).
 
-    ``points[a]`` is the points of action a's tile (-1 for draw and pass); the default is
-    Spinner's, :func:`~spinner_env.games.mexican_train.batched_players.action_points` gives
-    Mexican Train's.
+    ``points[a]`` is the points of action a's tile (-1 for draw and pass), what the game's
+    compiled greedy maximises (``greedy_points(rules)`` of its compiled players); None:
+    the default game's, under its default rules.
     """
 
     name = "greedy"
 
-    def __init__(self, points: np.ndarray = ACTION_POINTS) -> None:
+    def __init__(self, points: np.ndarray | None = None) -> None:
+        if points is None:
+            game = default_game()
+            points = game.opponents().greedy_points(game.rules_class())
         self.points = points
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -109,7 +107,7 @@ class GreedyPolicy:
 
     def compiled_twin(self, rules: Rules) -> CompiledPlayer | None:
         """The compiled greedy, where it maximises these points under ``rules``."""
-        same = np.array_equal(self.points, _game(rules).opponents().greedy_points(rules))
+        same = np.array_equal(self.points, game_of_rules(rules).opponents().greedy_points(rules))
         return CompiledPlayer("greedy") if same else None
 
 
@@ -141,7 +139,7 @@ class AgentPolicy:
     hands it the records (:meth:`act_games`)."""
 
     def __init__(self, agent: Any, rules: Rules) -> None:
-        game = _game(rules)
+        game = game_of_rules(rules)
         plays = getattr(agent, "plays", ())
         if plays and game.state_class not in plays:
             raise ValueError(
@@ -184,20 +182,21 @@ def compiled_twin(player: Any, rules: Rules) -> CompiledPlayer | None:
 
 def as_batched(opponent: Any, rules: Rules | None = None) -> BatchedPolicy | AgentPolicy:
     """A batched policy that plays as ``opponent`` does in the game of ``rules`` (None:
-    Spinner's defaults).
+    the default game's default rules).
 
     Accepts a batched policy (``PolicyAgent`` is one), a baseline's name (``"random"``,
     ``"greedy"``, ``"heuristic"``, ``"expert"``: the agent with its default weights),
     anything with a MaskablePPO ``policy`` (a model), or an agent of ``agents/``. An agent
     whose compiled twin (``Agent.compiled_twin``) plays these rules plays compiled
-    (random, greedy, the heuristic and, in Spinner, the expert, with their weights); any
-    other agent (the search players, the Mexican Train expert) plays as itself through the
+    (random, greedy, the heuristic and, where the game compiles it, the expert, with their
+    weights); any other agent (the search players, an expert with no compiled twin) plays
+    as itself through the
     reference state (:class:`AgentPolicy`), unless it is made for another game
     (ValueError).
     """
     if callable(getattr(opponent, "act_batch", None)):
         return opponent
-    rules = SpinnerRules() if rules is None else rules
+    rules = default_game().rules_class() if rules is None else rules
     if hasattr(opponent, "policy"):
         deterministic = getattr(opponent, "deterministic", True)
         return MaskablePPOPolicy(
@@ -215,7 +214,7 @@ def as_batched(opponent: Any, rules: Rules | None = None) -> BatchedPolicy | Age
         return opponent.batched_twin(rules) or AgentPolicy(opponent, rules)
     if twin.kind == "random":
         return RandomPolicy(int(opponent.rng.integers(2**63)))
-    opponents = _game(rules).opponents()
+    opponents = game_of_rules(rules).opponents()
     if twin.kind == "greedy":
         return GreedyPolicy(opponents.greedy_points(rules))
     return opponents.heuristic_policy(twin.weights, opponent.name, rules)
@@ -230,8 +229,8 @@ class LearnerBatch:
 
     Args:
         num_envs: B.
-        rules: the rules and variants: ``SpinnerRules`` (the default) or
-            ``MexicanTrainRules``, which picks the game.
+        rules: the rules and variants, an instance of a game's ``rules_class``
+            (``SpinnerRules``), which picks the game; None: the default game's.
         opponents: one opponent for every seat (anything :func:`as_batched` takes), or an
             :data:`OpponentSampler` called for every new episode of every game. Several
             heuristics with different weights may share a pool: each weight set is a
@@ -254,7 +253,7 @@ class LearnerBatch:
         skip_forced: bool = False,
     ) -> None:
         # The game's record and modules are looked up, not kept: the batch stays picklable.
-        game = _game(rules)
+        game = game_of_rules(rules)
         self.engine = game.engine()(
             num_envs, rules, reward=reward, episode=episode, learner_seat=learner_seat
         )
@@ -294,10 +293,12 @@ class LearnerBatch:
 
     @classmethod
     def of_game(
-        cls, rules_class: type, num_envs: int, rules: Rules | None, **kwargs: Any
+        cls, rules_class: type | None, num_envs: int, rules: Rules | None, **kwargs: Any
     ) -> LearnerBatch:
         """The batch of an adapter that plays only the game of ``rules_class`` (None
-        rules: its defaults)."""
+        rules: its defaults), or (None ``rules_class``) the game of ``rules``."""
+        if rules_class is None:
+            return cls(num_envs, rules, **kwargs)
         rules = rules_class() if rules is None else rules
         if not isinstance(rules, rules_class):
             raise ValueError(f"rules must be {rules_class.__name__}, got {type(rules).__name__}")
@@ -436,8 +437,8 @@ class LearnerBatch:
 
 
 class BatchedVectorEnv(gymnasium.vector.VectorEnv):
-    """Gymnasium vector env over :class:`LearnerBatch` (same arguments); subclassed by
-    :class:`SpinnerVectorEnv` and :class:`MexicanTrainVectorEnv`, which fix the game.
+    """Gymnasium vector env over :class:`LearnerBatch` (same arguments: ``rules`` picks
+    the game); each game's subclass (``SpinnerVectorEnv``) fixes it (``rules_class``).
 
     Autoreset is same-step: a done game's returned observation is its new episode's, and
     ``infos["final_obs"]`` (with ``infos["_final_obs"]``) holds the ended one's.
@@ -445,7 +446,7 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
-    rules_class: type
+    rules_class: type | None = None
 
     def __init__(self, num_envs: int, rules: Rules | None = None, **kwargs: Any) -> None:
         self.batch = LearnerBatch.of_game(self.rules_class, num_envs, rules, **kwargs)
@@ -478,17 +479,10 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
         return self.batch.mask != 0
 
 
-class SpinnerVectorEnv(BatchedVectorEnv):
-    """:class:`BatchedVectorEnv` of Spinner (``SpinnerRules``)."""
-
-    rules_class = SpinnerRules
-
-
-class MexicanTrainVectorEnv(BatchedVectorEnv):
-    """:class:`BatchedVectorEnv` of Mexican Train (``MexicanTrainRules``)."""
-
-    rules_class = MexicanTrainRules
-
+PER_GAME = per_game_subclasses(BatchedVectorEnv, "VectorEnv", __name__)
+"""Each game's :class:`BatchedVectorEnv` under the name users import: ``SpinnerVectorEnv``,
+``MexicanTrainVectorEnv`` (named after each registered game's rules class)."""
+globals().update(PER_GAME)
 
 __all__ = [
     "AgentPolicy",
@@ -497,9 +491,8 @@ __all__ = [
     "GreedyPolicy",
     "LearnerBatch",
     "MaskablePPOPolicy",
-    "MexicanTrainVectorEnv",
     "RandomPolicy",
-    "SpinnerVectorEnv",
     "as_batched",
     "compiled_twin",
+    *PER_GAME,
 ]

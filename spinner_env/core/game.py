@@ -3,7 +3,7 @@
 A :class:`GameSpec` holds the game's rules class, state class and encoding, its text
 picture, its registered ids, the fuzzers' random rules, and the import paths of the layers
 that load PettingZoo, Pillow, numba or torch (its PettingZoo env, its board drawing, its
-batched engine, compiled players and rollouts, the SB3 VecEnv), loaded on first use so
+batched engine, compiled players and rollouts), loaded on first use so
 that importing a game loads none of them. Each game builds its record in its package's
 ``__init__`` (:mod:`spinner_env.games.spinner`); :mod:`spinner_env.games` lists them.
 """
@@ -65,8 +65,6 @@ class GameSpec:
     rollouts_path: str
     """Its ``spinner_env.batched.rollout.BatchedRollouts`` subclass, whose ``state_of``
     reads a record back as the reference state."""
-    vec_env_path: str
-    """Its Stable-Baselines3 VecEnv (``spinner_env.train.vec_env``)."""
     board_path: str
     """Its board's module, for pictures and the web page (``spinner_env.picture`` draws the
     rest of the table): ``draw_board(scene, state)``, ``title(state)``, ``WILD_VALUE``
@@ -97,9 +95,6 @@ class GameSpec:
 
     def rollouts(self) -> type:
         return _load(self.rollouts_path)
-
-    def vec_env(self) -> type:
-        return _load(self.vec_env_path)
 
     def board(self) -> ModuleType:
         return _load(self.board_path)

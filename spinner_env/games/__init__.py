@@ -26,6 +26,32 @@ GAMES: dict[str, GameSpec] = {
 """Every game of the suite by name: the one table of games."""
 
 
+def default_game() -> GameSpec:
+    """The game an API uses where it is given none (no rules, no ``game``): the first."""
+    return next(iter(GAMES.values()))
+
+
+def game_of_rules(rules: Any) -> GameSpec:
+    """The game of ``rules`` (:func:`game_of`), or :func:`default_game` for None."""
+    return default_game() if rules is None else game_of(rules)
+
+
+def per_game_subclasses(base: type, suffix: str, module: str) -> dict[str, type]:
+    """A subclass of ``base`` fixing each game (its ``rules_class``), named after the
+    game's rules class (``SpinnerRules`` -> ``Spinner`` + ``suffix``), for the modules
+    that offer one class per game under the names users import (``SpinnerVectorEnv``)."""
+    classes = {}
+    for game in GAMES.values():
+        name = game.rules_class.__name__.removesuffix("Rules") + suffix
+        doc = f":class:`{base.__name__}` of {game.name} (``{game.rules_class.__name__}``)."
+        classes[name] = type(
+            name,
+            (base,),
+            {"rules_class": game.rules_class, "__doc__": doc, "__module__": module},
+        )
+    return classes
+
+
 def game_spec(name: str) -> GameSpec:
     """The game called ``name``; ValueError naming the games for any other."""
     try:
@@ -57,7 +83,10 @@ __all__ = [
     "GAMES",
     "CompiledPlayer",
     "GameSpec",
+    "default_game",
     "game_named_in_files",
     "game_of",
+    "game_of_rules",
     "game_spec",
+    "per_game_subclasses",
 ]

@@ -45,5 +45,4 @@ GAME = GameSpec(
     opponents_path="spinner_env.games.mexican_train.batched_players",
     rollouts_path="spinner_env.games.mexican_train.rollout:MexicanTrainRollouts",
     board_path="spinner_env.games.mexican_train.board",
-    vec_env_path="spinner_env.train.vec_env:MexicanTrainVecEnv",
 )

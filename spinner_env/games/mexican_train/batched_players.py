@@ -23,7 +23,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from spinner_env.batched.core import _kth_legal, _legal_count, next_uniform
+from spinner_env.batched.core import (
+    OPPONENT_GREEDY,
+    OPPONENT_HEURISTIC,
+    OPPONENT_RANDOM,
+    _kth_legal,
+    _legal_count,
+    next_uniform,
+)
 from spinner_env.batched.numba_cache import drop_stale_cache
 from spinner_env.games import CompiledPlayer
 from spinner_env.games.mexican_train.batched import (
@@ -53,11 +60,6 @@ from spinner_env.games.mexican_train.encoding import (
 )
 from spinner_env.games.mexican_train.rules import NUM_VALUES, MexicanTrainRules
 from spinner_env.games.mexican_train.weights import NUM_WEIGHTS, WEIGHT_NAMES
-from spinner_env.games.spinner.batched_players import (
-    OPPONENT_GREEDY,
-    OPPONENT_HEURISTIC,
-    OPPONENT_RANDOM,
-)
 
 _POINTS = WEIGHT_NAMES.index("points")
 _LATE_POINTS = WEIGHT_NAMES.index("late_points")

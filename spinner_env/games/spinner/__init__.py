@@ -45,5 +45,4 @@ GAME = GameSpec(
     opponents_path="spinner_env.games.spinner.batched_players",
     rollouts_path="spinner_env.games.spinner.rollout:SpinnerRollouts",
     board_path="spinner_env.games.spinner.board",
-    vec_env_path="spinner_env.train.vec_env:SpinnerVecEnv",
 )

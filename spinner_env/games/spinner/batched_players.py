@@ -15,7 +15,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from spinner_env.batched.core import _kth_legal, next_uniform
+from spinner_env.batched.core import (
+    OPPONENT_GREEDY,
+    OPPONENT_HEURISTIC,
+    OPPONENT_RANDOM,
+    _kth_legal,
+    next_uniform,
+)
 from spinner_env.batched.numba_cache import drop_stale_cache
 from spinner_env.games import CompiledPlayer
 from spinner_env.games.spinner.batched import (
@@ -30,18 +36,6 @@ from spinner_env.games.spinner.batched_heuristic import (
 )
 from spinner_env.games.spinner.encoding import NUM_ACTIONS
 from spinner_env.games.spinner.rules import SpinnerRules
-
-OPPONENT_RANDOM = 0
-OPPONENT_GREEDY = 1
-OPPONENT_EXTERNAL = 2
-OPPONENT_HEURISTIC = 3
-"""How a seat's moves are chosen by :func:`compiled_action`: uniformly at random, the
-heaviest tile (``spinner_env.agents.GreedyAgent``), by Python code (the call stops there), or the
-heuristic: kind ``OPPONENT_HEURISTIC + k`` plays it with the weights of row k (the expert
-where the row holds ``ExpertWeights``, :mod:`spinner_env.games.spinner.batched_heuristic`)."""
-KIND_OF = {"random": OPPONENT_RANDOM, "greedy": OPPONENT_GREEDY, "heuristic": OPPONENT_HEURISTIC}
-"""The kind of each ``CompiledPlayer.kind`` (a heuristic's kind adds its weights' row), in
-both games."""
 
 ACTION_POINTS = np.full(NUM_ACTIONS, -1, np.int64)
 """S1.4 points of each placement's tile; -1 for draw and pass."""
@@ -111,9 +105,7 @@ drop_stale_cache(compiled_action)  # before anything compiled is loaded (see num
 
 __all__ = [
     "ACTION_POINTS",
-    "KIND_OF",
     "NUM_WEIGHTS",
-    "OPPONENT_EXTERNAL",
     "OPPONENT_GREEDY",
     "OPPONENT_HEURISTIC",
     "OPPONENT_RANDOM",
