@@ -201,7 +201,7 @@ class LeagueConfig:
 @dataclass(frozen=True)
 class ExpertIterationConfig:
     """``expert_iteration``: expert iteration with search targets
-    (``spinner-expert-iteration``, :mod:`spinner_env.train.expert_iteration`). Each of
+    (``research/expert_iteration.py``). Each of
     ``generations`` plays ``deals`` duplicate deals (each once per seating) with the
     current network in one seat against the line-up (the config's ``opponents``,
     ``jittered`` heuristics and as many experts whose weights are jittered by ``jitter``,
@@ -330,9 +330,6 @@ class TrainConfig:
     seed: int = 0
     n_envs: int = 1
     torch_threads: int = 1
-    backend: str = "batched"
-    """The learner's engine: ``batched``, the game's batched engine (the only one; the
-    key stays so that configs that name it keep loading)."""
     ppo: PPOConfig = field(default_factory=PPOConfig)
     opponents: OpponentsConfig = field(default_factory=OpponentsConfig)
     checkpoint_every: int = 0
@@ -383,13 +380,6 @@ class TrainConfig:
             raise ValueError(f"features: {error}") from None
         if self.prior is not None:
             self.prior_slice()
-        if self.backend == "aec":
-            raise ValueError(
-                "backend: the AEC backend was removed; training plays on the game's batched "
-                "engine (backend: batched, the default)"
-            )
-        if self.backend != "batched":
-            raise ValueError(f"backend: expected 'batched', got {self.backend!r}")
         if self.league is not None:
             _at_least("total_timesteps", self.total_timesteps, 1)
             # A league snapshots the main agent once a generation and keeps no checkpoints.
@@ -416,7 +406,7 @@ class TrainConfig:
                 f"{source or 'the config'} is empty: expected keys such as num_players"
             )
         try:
-            return parse(cls, data)
+            return parse(cls, _without_backend(data))
         except ValueError as error:
             if source is None:
                 raise
@@ -510,6 +500,23 @@ def config_path(config: str | Path) -> Path:
         f"no config file {str(config)!r} and no shipped config of that name "
         f"(shipped: {', '.join(sorted(shipped))})"
     )
+
+
+def _without_backend(data: Any) -> Any:
+    """``data`` less the retired ``backend`` key, which configs and runs written before it
+    went may carry: ``batched``, the only engine training has, loads as before; any other
+    value is refused."""
+    if not isinstance(data, dict) or "backend" not in data:
+        return data
+    backend = data["backend"]
+    if backend == "aec":
+        raise ValueError(
+            "backend: the AEC backend was removed; training plays on the game's batched "
+            "engine (backend: batched, the default)"
+        )
+    if backend != "batched":
+        raise ValueError(f"backend: expected 'batched', got {backend!r}")
+    return {key: value for key, value in data.items() if key != "backend"}
 
 
 def load_config(path: str | Path) -> TrainConfig:

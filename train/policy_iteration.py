@@ -74,10 +74,14 @@ from spinner_env.agents.features import (
 from spinner_env.agents.policy import SUFFIX as POLICY_SUFFIX
 from spinner_env.agents.policy import save_policy
 from spinner_env.train.config import PolicyIterationConfig, ResidualConfig, TrainConfig
-from spinner_env.train.dagger import fresh_policy
 from spinner_env.train.evaluate import save_figure
 from spinner_env.train.executor import SERIAL, Executor
-from spinner_env.train.expert_iteration import describe_strength, generations_main, strength
+from spinner_env.train.generations import (
+    describe_strength,
+    fresh_policy,
+    generations_main,
+    strength,
+)
 from spinner_env.train.ppo import limit_threads
 from stable_baselines3.common.utils import set_random_seed
 

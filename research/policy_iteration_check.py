@@ -12,10 +12,10 @@ each is the first match of that many batched games (``train.league.win_rate``: t
 learner's seat drawn, the expert at every other seat, whole matches under the default
 rules).
 
-    python bench/policy_iteration_check.py runs/spinner_2p_policy_iteration/generation_2.safetensors
-    python bench/policy_iteration_check.py --players 4 runs/<4-player run>/generation_1.safetensors
-    python bench/policy_iteration_check.py --game mexican_train --players 4 --matches 1024 <file>
-    python bench/policy_iteration_check.py --smoke    # files of its own in each game, 16 matches
+    python research/policy_iteration_check.py runs/spinner_2p_policy_iteration/generation_2.*
+    python research/policy_iteration_check.py --players 4 runs/<4-player run>/generation_1.*
+    python research/policy_iteration_check.py --game mexican_train --players 4 --matches 1024 <file>
+    python research/policy_iteration_check.py --smoke    # files of its own in each game, 16 matches
 """
 
 from __future__ import annotations
