@@ -1,5 +1,5 @@
 """The documentation site builds with ``mkdocs build --strict``, its generated tables are
-the code's own, and every Python example in it (docs/*.md and README.md) runs.
+the code's own, and every Python example in it (docs/**/*.md and README.md) runs.
 
 A ```python block runs in a fresh interpreter, in an empty folder, and must exit 0. A block
 that must not run (it needs a file or a service the tests do not have) is preceded by the
@@ -22,7 +22,7 @@ import pytest
 from spinner_env import mexican_train_v0, spinner_v0
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGES = [*sorted((ROOT / "docs").glob("*.md")), ROOT / "README.md"]
+PAGES = [*sorted((ROOT / "docs").rglob("*.md")), ROOT / "README.md"]
 NO_RUN = "<!-- no-run -->"
 FENCE = re.compile(r"^(?P<indent> *)```python\n(?P<code>.*?)^(?P=indent)```$", re.M | re.S)
 ENVIRONMENTS = (spinner_v0, mexican_train_v0)
