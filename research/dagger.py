@@ -57,11 +57,11 @@ from spinner_env.agents.jittered import jittered_player
 from spinner_env.agents.policy import SUFFIX as POLICY_SUFFIX
 from spinner_env.agents.policy import PolicyAgent, load_policy, save_policy
 from spinner_env.train.cli import ArgumentParser, fail_cleanly
-from spinner_env.train.config import TrainConfig, load_config
+from spinner_env.train.config import TrainConfig, check_command, load_config
 from spinner_env.train.evaluate import tournament
 from spinner_env.train.generations import fresh_policy
 from spinner_env.train.imitate import Demonstrations, agreement, collect, fit, teacher_policy
-from spinner_env.train.ppo import CONFIG_HELP, check_starts_as, limit_threads, value_target
+from spinner_env.train.ppo import check_starts_as, limit_threads, value_target
 
 from spinner_env.files import prepare_out_dir, write_text_atomic
 from spinner_env.games import game_spec
@@ -302,7 +302,7 @@ def describe(r: DaggerRound) -> str:
 def main(argv: Sequence[str] | None = None) -> tuple[Path, list[DaggerRound]]:
     defaults = DaggerSettings()
     parser = ArgumentParser("research/dagger.py", __doc__.split("\n\n")[0])
-    parser.add_argument("--config", type=Path, required=True, help=CONFIG_HELP)
+    parser.add_argument("--config", type=Path, required=True, help="a YAML file")
     parser.add_argument("--init-from", default=None, help="overrides the config's init_from")
     parser.add_argument("--rounds", type=int, default=defaults.rounds)
     parser.add_argument(
@@ -351,6 +351,7 @@ def main(argv: Sequence[str] | None = None) -> tuple[Path, list[DaggerRound]]:
             args.eval_matches,
         )
         config = load_config(args.config)
+        check_command(config, "research/dagger.py", args.config)
         if args.init_from is not None:
             config = config.replace(init_from=args.init_from)
         out = Path(args.out_dir or config.out_dir)

@@ -316,6 +316,17 @@ class PolicyIterationConfig:
             )
 
 
+COMMANDS = (
+    "spinner-train",
+    "spinner-policy-iteration",
+    "spinner-league",
+    "spinner-exploit",
+    "research/dagger.py",
+    "research/expert_iteration.py",
+)
+"""The commands a config may be for (its ``command``)."""
+
+
 @dataclass(frozen=True)
 class TrainConfig:
     """A whole training run (see ``configs/*.yaml``)."""
@@ -324,6 +335,9 @@ class TrainConfig:
     total_timesteps: int
     """PPO's steps; 0: none (the run saves what ``init_from`` and ``pretrain`` made)."""
     name: str = "ppo"
+    command: str | None = None
+    """The command the config is for, one of :data:`COMMANDS` (every shipped config names
+    its own): the other commands refuse it (:func:`load_config`). None: any command."""
     game: str = "spinner"
     env: dict[str, Any] = field(default_factory=dict)
     skip_forced: bool = False
@@ -358,6 +372,9 @@ class TrainConfig:
     policy_iteration: PolicyIterationConfig | None = None
 
     def __post_init__(self) -> None:
+        if self.command is not None and self.command not in COMMANDS:
+            expected = ", ".join(COMMANDS)
+            raise ValueError(f"command: expected one of {expected}, got {self.command!r}")
         _at_least("num_players", self.num_players, 2)
         _at_least("total_timesteps", self.total_timesteps, 0)
         _at_least("n_envs", self.n_envs, 1)
@@ -481,10 +498,42 @@ def _policy_file(spec: str) -> Path:
     return path
 
 
-def shipped_configs() -> dict[str, Path]:
-    """The configs that ship with the package (the repository's ``configs/``), by name."""
+def shipped_configs(command: str | None = None) -> dict[str, Path]:
+    """The configs that ship with the package (the repository's ``configs/``), by name;
+    with a ``command``, only those for it."""
     folder = Path(str(importlib.resources.files("spinner_env.configs")))
-    return {path.stem: path for path in sorted(folder.glob("*.yaml"))}
+    shipped = {path.stem: path for path in sorted(folder.glob("*.yaml"))}
+    if command is None:
+        return shipped
+    return {
+        name: path
+        for name, path in shipped.items()
+        if (yaml.safe_load(path.read_text()) or {}).get("command") == command
+    }
+
+
+def config_help(command: str) -> str:
+    """A command's ``--config`` help: what it takes, and the shipped configs for it."""
+    return f"a YAML file or a shipped config's name: {', '.join(shipped_configs(command))}"
+
+
+def check_command(config: TrainConfig, command: str, given: str | Path) -> None:
+    """Refuse a config (``given``, as the user named it) that is for another command."""
+    if config.command not in (None, command):
+        raise ValueError(
+            f"{given} is a config for {config.command}, not {command}: "
+            f"run {config.command} --config {given}"
+        )
+
+
+def check_out_dir(config: TrainConfig, out_dir: str | Path | None) -> None:
+    """A run writes ``<name>.safetensors``: one named after a committed agent (a shipped
+    recipe's config) writes only into an out dir the user asked for (``--out-dir``)."""
+    if out_dir is None and committed_policy(config.name) is not None:
+        raise ValueError(
+            f"the config makes {config.name!r}, a committed agent's name: pass --out-dir DIR "
+            f"to write its {config.name}.safetensors there"
+        )
 
 
 def config_path(config: str | Path) -> Path:

@@ -15,10 +15,15 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from spinner_env.agents.policy import PolicyHeader
 from spinner_env.train import executor as executors
 from spinner_env.train.cli import ArgumentParser, fail_cleanly
-from spinner_env.train.config import TrainConfig, load_config
+from spinner_env.train.config import (
+    TrainConfig,
+    check_command,
+    check_out_dir,
+    config_help,
+    load_config,
+)
 from spinner_env.train.evaluate import tournament
 from spinner_env.train.executor import SERIAL, Executor
-from spinner_env.train.ppo import CONFIG_HELP
 
 from spinner_env.games import game_spec
 
@@ -101,7 +106,7 @@ def generations_main(
     ``--generations`` and ``--<size>`` overriding the config's ``section`` (``settings``
     reads it, or says it is missing), the executor's options for ``what``, ``--no-progress``."""
     parser = ArgumentParser(prog, description)
-    parser.add_argument("--config", type=Path, required=True, help=CONFIG_HELP)
+    parser.add_argument("--config", type=Path, required=True, help=config_help(prog))
     parser.add_argument("--out-dir", type=Path, default=None, help="default: the config's out_dir")
     parser.add_argument(
         "--overwrite", action="store_true", help="replace the earlier run in the out dir"
@@ -114,6 +119,8 @@ def generations_main(
     with fail_cleanly(parser, args.debug):
         executor = Executor.from_args(args)
         config = load_config(args.config)
+        check_command(config, prog, args.config)
+        check_out_dir(config, args.out_dir)
         overrides = {
             key: value
             for key, value in (("generations", args.generations), (size, getattr(args, size)))

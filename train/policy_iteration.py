@@ -34,7 +34,8 @@ the player's defaults. Each generation:
    scores: a valuation no longer linear, whose correction may depend on the position.
    Each fit is measured on roots it did not see (:func:`linear_check`, and the
    residual's own held-out roots): does it pick moves worth more than the weights before
-   it? In Mexican Train it did not (docs/league.md#policy-iteration-in-mexican-train).
+   it? In Mexican Train it did not
+   (docs/results/policy_iteration.md#policy-iteration-in-mexican-train).
 4. **Play.** The fitted weights (and residual) are the next generation's player, and make
    its policy file: the config's network reading the valuation's feature with them, the
    feature as its prior, its own output at zero, so it plays the fitted scores' best move
