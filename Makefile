@@ -66,7 +66,6 @@ bench-smoke: $(STAMP)
 	$(PY) bench/bench_records.py --smoke
 	$(PY) bench/bench_executor.py --smoke
 	$(PY) bench/bench_cores.py --smoke
-	$(PY) bench/bench_expert_iteration.py --smoke
 	$(PY) bench/checkpoint_curve.py --smoke
 
 # The README's fuzz figure (over 3 million inputs, about 18 minutes here).

@@ -234,7 +234,7 @@ class PIMCOptions(SearchOptions):
 @dataclass(frozen=True)
 class ISMCTSOptions(SearchOptions):
     """``exploration``: the UCB1 constant, in units of the score (points / 100); the default
-    is the value tuned on held-out deals (docs/search.md, "Tuning")."""
+    is the value tuned on held-out deals (docs/results/search.md, "Tuning")."""
 
     exploration: float = 1.0
     final: str = "visits"

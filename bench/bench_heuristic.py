@@ -9,7 +9,7 @@ one decision at a time on ``spinner_v0.raw_env``, reading the reference engine.
 ``--matches N`` also plays N batched matches of the compiled expert against compiled
 heuristics at every other seat (``LearnerBatch``, the expert's seat drawn per match) and
 prints its match win rate, to compare with the reference engine's duplicate-deal
-evaluation (docs/search.md).
+evaluation (docs/results/experts.md).
 
     python bench/bench_heuristic.py                 # 4 players, B = 1024
     python bench/bench_heuristic.py --players 2 --seconds 5 --matches 4000

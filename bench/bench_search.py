@@ -15,7 +15,7 @@
    ``heuristic`` in 2-player Spinner duplicate matches (``spinner_env.train.evaluate.tournament``),
    match win rate with its 95% interval.
 
-Run it with one BLAS thread (``OMP_NUM_THREADS=1``), as docs/search.md's figures are:
+Run it with one BLAS thread (``OMP_NUM_THREADS=1``), as docs/results/search.md's figures are:
 a threaded BLAS on small batches costs more than it gains on a busy machine.
 Times are CPU seconds of the process (``time.thread_time``), so other work on the
 machine does not change them; the search players' ``time`` budget is counted the same way.

@@ -7,7 +7,7 @@ point meets the same deals. ``--start`` adds the policy the run's config builds 
 training (``init_from``'s weights, or fresh ones: with a ``prior``, the prior's player). A
 checkpoint plays its most likely moves, as the evaluator plays a policy file.
 
-    python bench/checkpoint_curve.py runs/mexican_train_4p_prior --against expert --start
+    python bench/checkpoint_curve.py runs/mexican_train_4p_long --against expert --start
     python bench/checkpoint_curve.py --smoke    # a tiny run of its own: does it run
 """
 

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import shutil
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from ray_sandbox import RaySandbox, namespaces_refused, skip_or_fail
+
+# research/ is no part of the package: its scripts import each other as run from there
+# (`python research/dagger.py`), and the tests of them import them the same way.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "research"))
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""DAgger (spinner_env.train.dagger, spinner-dagger): the student plays, the teacher
+"""DAgger (research/dagger.py): the student plays, the teacher
 labels; with the teacher playing every move it is plain cloning; every round reports its
 numbers; bad input is one clear ValueError (one line and status 2 on the command line)."""
 
@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
+from dagger import DaggerSettings, LineUp, dagger, main
 from spinner_env.agents.policy import PolicyAgent
 from spinner_env.train.config import TrainConfig
-from spinner_env.train.dagger import DaggerSettings, LineUp, dagger, main
 from spinner_env.train.imitate import collect, teacher_policy
 from spinner_env.train.ppo import limit_threads, make_pool
 from test_imitate import mexican_train_config
@@ -183,7 +183,7 @@ def test_bad_arguments_are_one_line_and_status_2(tmp_path, capsys, args, message
         main(["--config", str(write_config(tmp_path)), "--out-dir", str(out), *args])
     assert exit_.value.code == 2
     err = capsys.readouterr().err
-    assert err.startswith("spinner-dagger: error: ") and message in err
+    assert err.startswith("research/dagger.py: error: ") and message in err
     assert err.count("\n") == 1
     assert not out.exists()
 
@@ -192,13 +192,13 @@ def test_the_command_prints_no_traceback(tmp_path):
     """The real process: one line on stderr, status 2."""
     path = write_config(tmp_path, pretrain=None)
     done = subprocess.run(
-        [sys.executable, "-m", "spinner_env.train.dagger", "--config", str(path)],
+        [sys.executable, "research/dagger.py", "--config", str(path)],
         capture_output=True,
         text=True,
         cwd=Path(__file__).resolve().parent.parent,
     )
     assert done.returncode == 2
     assert done.stderr.splitlines() == [
-        "spinner-dagger: error: the config needs a pretrain section: its teacher (imitate) "
+        "research/dagger.py: error: the config needs a pretrain section: its teacher (imitate) "
         "and fitting settings"
     ]

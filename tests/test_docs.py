@@ -1,5 +1,7 @@
 """The documentation site builds with ``mkdocs build --strict``, its generated tables are
-the code's own, and every Python example in it (docs/*.md and README.md) runs.
+the code's own, every Python example in it (docs/**/*.md and README.md) runs, and every
+command line of the README and the user guide names a command, script, make target,
+option and config that exist (a config for that very command).
 
 A ```python block runs in a fresh interpreter, in an empty folder, and must exit 0. A block
 that must not run (it needs a file or a service the tests do not have) is preceded by the
@@ -8,9 +10,11 @@ line ``<!-- no-run -->``; use it sparingly: an example that does not run is not 
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
 import re
+import shlex
 import subprocess
 import sys
 import textwrap
@@ -18,11 +22,12 @@ from pathlib import Path
 from types import ModuleType, SimpleNamespace
 
 import pytest
+from spinner_env.train.config import load_config
 
 from spinner_env import mexican_train_v0, spinner_v0
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGES = [*sorted((ROOT / "docs").glob("*.md")), ROOT / "README.md"]
+PAGES = [*sorted((ROOT / "docs").rglob("*.md")), ROOT / "README.md"]
 NO_RUN = "<!-- no-run -->"
 FENCE = re.compile(r"^(?P<indent> *)```python\n(?P<code>.*?)^(?P=indent)```$", re.M | re.S)
 ENVIRONMENTS = (spinner_v0, mexican_train_v0)
@@ -60,6 +65,100 @@ def test_blocks_are_found_and_no_run_skips_one(tmp_path: Path):
         "- a list\n\n    ```python\n    x = 2\n    ```\n"
     )
     assert python_blocks(page) == [(3, "print(1)\n"), (13, "x = 2\n")]
+
+
+GUIDE = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]  # not docs/results/
+OURS = re.compile(r"^(?:[A-Z_]+=\S* )*(?:\S*/bin/)?(?:spinner-[a-z-]+|python|make)(?: |$)")
+
+
+def shell_lines(page: Path) -> list[str]:
+    """The lines of ``page``'s shell blocks (```bash and plain fences), continuations joined."""
+    lines, block = [], None
+    for line in page.read_text().splitlines():
+        fence = re.match(r" *```(\w*)", line)
+        if fence and block is None:
+            block = [] if fence[1] in ("bash", "sh", "") else None
+            if block is None:
+                block = "other"
+        elif fence:
+            if block != "other":
+                lines += "\n".join(block).replace("\\\n", " ").splitlines()
+            block = None
+        elif block is not None and block != "other":
+            block.append(line.strip())
+    return lines
+
+
+def command_lines(page: Path) -> list[list[str]]:
+    """The words of each command line in ``page``'s shell blocks that runs one of ours: a
+    console script, a script of bench/, research/ or examples/, or a make target."""
+    commands = []
+    for line in shell_lines(page):
+        if OURS.match(line) and not line.startswith("python -c"):
+            words = shlex.split(line, comments=True)
+            while re.fullmatch(r"[A-Z_]+=\S*", words[0]):
+                words = words[1:]  # environment variables before the command
+            commands.append([words[0].rsplit("/bin/", 1)[-1], *words[1:]])
+    return commands
+
+
+@functools.cache
+def console_scripts() -> dict[str, str]:
+    """pyproject.toml's [project.scripts]: name -> "module:function"."""
+    section = (ROOT / "pyproject.toml").read_text().split("[project.scripts]\n", 1)[1]
+    return dict(re.findall(r'^([\w-]+) = "([\w.:]+)"$', section.split("\n\n", 1)[0], re.M))
+
+
+@functools.cache
+def help_text(command: str) -> str:
+    """``command --help``, run from the package (whatever the installed scripts are)."""
+    module, function = console_scripts()[command].split(":")
+    code = f"import sys; from {module} import {function}; sys.argv[0] = {command!r}; {function}()"
+    done = subprocess.run(
+        [sys.executable, "-c", code, "--help"], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def command_line_error(words: list[str]) -> str | None:
+    """What is wrong with one command line, or None."""
+    name, args = words[0], words[1:]
+    if name == "make":
+        targets = re.findall(r"^([\w-]+):", (ROOT / "Makefile").read_text(), re.M)
+        return None if args[0] in targets else f"no make target {args[0]!r}"
+    if name == "python":
+        script = args[0]
+        return None if script == "-m" or (ROOT / script).is_file() else f"no script {script}"
+    if name not in console_scripts():
+        return f"no console script {name!r}"
+    options = {arg.split("=", 1)[0] for arg in args if arg.startswith("--")}
+    known = set(re.findall(r"--[\w-]+", help_text(name)))
+    if options - known:
+        return f"{name} has no option {', '.join(sorted(options - known))}"
+    if "--config" in args:
+        given = args[args.index("--config") + 1]
+        config = load_config(ROOT / given if (ROOT / given).is_file() else given)
+        if config.command not in (None, name):
+            return f"the config is for {config.command}, not {name}"
+    return None
+
+
+def test_every_command_line_of_the_guide_exists():
+    lines = [(page.name, words) for page in GUIDE for words in command_lines(page)]
+    assert len(lines) > 40
+    assert {words[0] for _, words in lines} >= {"make", "python", "spinner-train", "spinner-play"}
+    errors = [
+        f"{page}: {' '.join(words)}: {error}"
+        for page, words in lines
+        if (error := command_line_error(words)) is not None
+    ]
+    assert errors == []
+
+
+def test_every_console_script_is_in_the_readme():
+    readme = (ROOT / "README.md").read_text()
+    assert [name for name in console_scripts() if f"`{name}`" not in readme] == []
 
 
 def test_readme_links_resolve():

@@ -1,4 +1,4 @@
-"""Expert iteration (spinner_env.train.expert_iteration, spinner-expert-iteration): a search
+"""Expert iteration (research/expert_iteration.py): a search
 using the network labels the network's decisions with soft targets, the network is fitted
 to them (train.imitate.fit's soft cross-entropy), every generation reports its numbers; the
 labels are the same on every executor backend; bad input is one clear ValueError (one line
@@ -15,11 +15,7 @@ import numpy as np
 import pytest
 import torch
 import yaml
-from spinner_env.agents.base import AgentView, MoveView
-from spinner_env.agents.policy import PolicyAgent, PolicyHeader, ValueTarget
-from spinner_env.train.config import TrainConfig, load_config
-from spinner_env.train.executor import Executor
-from spinner_env.train.expert_iteration import (
+from expert_iteration import (
     CURVE,
     REPORT,
     check_operator,
@@ -29,11 +25,16 @@ from spinner_env.train.expert_iteration import (
     main,
     soft_target,
 )
+from spinner_env.agents.base import AgentView, MoveView
+from spinner_env.agents.policy import PolicyAgent, PolicyHeader, ValueTarget
+from spinner_env.train.config import TrainConfig, load_config
+from spinner_env.train.executor import Executor
 from spinner_env.train.imitate import Demonstrations, fit, soft_cross_entropy
 from spinner_env.train.ppo import limit_threads
 
 from spinner_env.core.encoding import hand_score_difference, zero_sum_outcome
 
+RESEARCH_CONFIGS = Path(__file__).resolve().parent.parent / "research" / "configs"
 OPERATOR = "pimc:rollout={policy},determinizations=1"
 
 
@@ -286,8 +287,8 @@ def test_an_earlier_run_is_replaced_only_when_asked(tmp_path):
     assert (other / "notes.txt").read_text() == "keep"
 
 
-def test_the_shipped_config_loads_and_its_operator_values_moves(tmp_path):
-    config = load_config("spinner_2p_expert_iteration")
+def test_the_research_config_loads_and_its_operator_values_moves(tmp_path):
+    config = load_config(RESEARCH_CONFIGS / "spinner_2p_expert_iteration.yaml")
     assert config.expert_iteration is not None and config.init_from == "spinner_2p_clone"
     check_operator(config, config.init_file())
 
@@ -312,7 +313,7 @@ def test_bad_arguments_are_one_line_and_status_2(tmp_path, capsys, args, message
         main(["--config", str(write_config(tmp_path)), "--out-dir", str(out), *args])
     assert exit_.value.code == 2
     err = capsys.readouterr().err
-    assert err.startswith("spinner-expert-iteration: error: ") and message in err
+    assert err.startswith("research/expert_iteration.py: error: ") and message in err
     assert err.count("\n") == 1
     assert not out.exists()
 
@@ -321,8 +322,7 @@ def test_the_command_runs_and_refuses_without_a_traceback(tmp_path):
     """The real process: a tiny run, then the same again, refused in one line, status 2."""
     command = [
         sys.executable,
-        "-m",
-        "spinner_env.train.expert_iteration",
+        "research/expert_iteration.py",
         "--config",
         str(write_config(tmp_path, generations=1, deals=1)),
         "--out-dir",
@@ -334,12 +334,12 @@ def test_the_command_runs_and_refuses_without_a_traceback(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "generation 1: " in done.stdout
     assert json.loads((tmp_path / "run" / REPORT).read_text())["command"].startswith(
-        "spinner-expert-iteration --config"
+        "research/expert_iteration.py --config"
     )
     again = subprocess.run(command, capture_output=True, text=True, cwd=cwd)
     assert again.returncode == 2
     assert again.stderr.splitlines() == [
-        "spinner-expert-iteration: error: the run directory "
+        "research/expert_iteration.py: error: the run directory "
         f"{str(tmp_path / 'run')!r} exists: pass --overwrite to replace its run"
     ]
 

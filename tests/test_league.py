@@ -8,6 +8,7 @@ import json
 import numpy as np
 import pytest
 import torch
+import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 from safetensors.torch import load_file
@@ -35,7 +36,6 @@ def tiny_league(**league) -> dict:
         "skip_forced": True,
         "total_timesteps": 64,
         "n_envs": 4,
-        "backend": "batched",
         "ppo": {"n_steps": 16, "batch_size": 32, "n_epochs": 1, "policy_kwargs": {"net_arch": [8]}},
         "opponents": {"baselines": {"random": 1, "heuristic": 1}, "max_snapshots": 1},
         "league": {
@@ -212,8 +212,11 @@ def test_an_exploiter_starts_from_fresh_weights_or_the_main_agents(tmp_path):
 
 
 def test_spinner_league_refuses_a_config_without_a_league_in_one_line(capsys, tmp_path):
+    """A config that names no command (the shipped ones do, and are refused for that)."""
+    path = tmp_path / "no_league.yaml"
+    path.write_text(yaml.safe_dump({k: v for k, v in tiny_league().items() if k != "league"}))
     with pytest.raises(SystemExit) as exit_:
-        league_main(["--config", "configs/quick.yaml", "--out-dir", str(tmp_path / "run")])
+        league_main(["--config", str(path), "--out-dir", str(tmp_path / "run")])
     error = capsys.readouterr().err
     assert exit_.value.code == 2 and error.count("\n") == 1
     assert "no league section: train it with spinner-train" in error

@@ -60,6 +60,8 @@ from spinner_env.games.spinner.batched import BatchedSpinner
 from spinner_env.games.spinner.batched_players import HeuristicPolicy
 from spinner_env.games.spinner.rules import SpinnerRules
 
+RESEARCH_CONFIGS = Path(__file__).resolve().parent.parent / "research" / "configs"
+
 
 @pytest.fixture(autouse=True, scope="module")
 def one_thread():
@@ -422,11 +424,11 @@ def test_bad_input_is_one_line_and_status_2(tmp_path, capsys, changes, message):
         ("spinner_2p", SPINNER_EXPERT),
         ("spinner_4p", SPINNER_EXPERT),
         ("spinner_4p_residual", SPINNER_EXPERT),
-        ("mexican_train_4p_policy_iteration", MEXICAN_TRAIN_EXPERT),
+        (RESEARCH_CONFIGS / "mexican_train_4p_policy_iteration.yaml", MEXICAN_TRAIN_EXPERT),
         ("mexican_train_2p", MEXICAN_TRAIN_EXPERT),
     ],
 )
-def test_the_shipped_configs_load(name, valuation):
+def test_the_shipped_and_research_configs_load(name, valuation):
     config = load_config(name)
     assert valuation_of(config) is valuation
 

@@ -7,13 +7,13 @@ import math
 import random
 
 import pytest
-from spinner_env.agents import make_agent
-from spinner_env.agents.posterior import (
+from posterior import (
     ChoicePosterior,
     Decision,
     choice_log_likelihood,
     expert_model,
 )
+from spinner_env.agents import make_agent
 from spinner_env.agents.search import agent_move
 
 from spinner_env.games import game_spec

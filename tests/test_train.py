@@ -116,7 +116,7 @@ def test_the_pool_keeps_the_latest_snapshots_and_draws_by_weight():
 
 
 def test_shipped_configs_load(tmp_path):
-    shipped = ("quick", "spinner_2p", "spinner_4p", "mexican_train_4p", "mexican_train_4p_search")
+    shipped = ("quick", "spinner_2p", "spinner_4p", "mexican_train_4p", "spinner_2p_clone")
     for name in (*shipped, "league_2p"):
         config = load_config(f"configs/{name}.yaml")
         assert config.num_players in (2, 4) and config.name == name

@@ -201,7 +201,7 @@ class LeagueConfig:
 @dataclass(frozen=True)
 class ExpertIterationConfig:
     """``expert_iteration``: expert iteration with search targets
-    (``spinner-expert-iteration``, :mod:`spinner_env.train.expert_iteration`). Each of
+    (``research/expert_iteration.py``). Each of
     ``generations`` plays ``deals`` duplicate deals (each once per seating) with the
     current network in one seat against the line-up (the config's ``opponents``,
     ``jittered`` heuristics and as many experts whose weights are jittered by ``jitter``,
@@ -316,6 +316,17 @@ class PolicyIterationConfig:
             )
 
 
+COMMANDS = (
+    "spinner-train",
+    "spinner-policy-iteration",
+    "spinner-league",
+    "spinner-exploit",
+    "research/dagger.py",
+    "research/expert_iteration.py",
+)
+"""The commands a config may be for (its ``command``)."""
+
+
 @dataclass(frozen=True)
 class TrainConfig:
     """A whole training run (see ``configs/*.yaml``)."""
@@ -324,15 +335,15 @@ class TrainConfig:
     total_timesteps: int
     """PPO's steps; 0: none (the run saves what ``init_from`` and ``pretrain`` made)."""
     name: str = "ppo"
+    command: str | None = None
+    """The command the config is for, one of :data:`COMMANDS` (every shipped config names
+    its own): the other commands refuse it (:func:`load_config`). None: any command."""
     game: str = "spinner"
     env: dict[str, Any] = field(default_factory=dict)
     skip_forced: bool = False
     seed: int = 0
     n_envs: int = 1
     torch_threads: int = 1
-    backend: str = "batched"
-    """The learner's engine: ``batched``, the game's batched engine (the only one; the
-    key stays so that configs that name it keep loading)."""
     ppo: PPOConfig = field(default_factory=PPOConfig)
     opponents: OpponentsConfig = field(default_factory=OpponentsConfig)
     checkpoint_every: int = 0
@@ -361,6 +372,9 @@ class TrainConfig:
     policy_iteration: PolicyIterationConfig | None = None
 
     def __post_init__(self) -> None:
+        if self.command is not None and self.command not in COMMANDS:
+            expected = ", ".join(COMMANDS)
+            raise ValueError(f"command: expected one of {expected}, got {self.command!r}")
         _at_least("num_players", self.num_players, 2)
         _at_least("total_timesteps", self.total_timesteps, 0)
         _at_least("n_envs", self.n_envs, 1)
@@ -383,13 +397,6 @@ class TrainConfig:
             raise ValueError(f"features: {error}") from None
         if self.prior is not None:
             self.prior_slice()
-        if self.backend == "aec":
-            raise ValueError(
-                "backend: the AEC backend was removed; training plays on the game's batched "
-                "engine (backend: batched, the default)"
-            )
-        if self.backend != "batched":
-            raise ValueError(f"backend: expected 'batched', got {self.backend!r}")
         if self.league is not None:
             _at_least("total_timesteps", self.total_timesteps, 1)
             # A league snapshots the main agent once a generation and keeps no checkpoints.
@@ -416,7 +423,7 @@ class TrainConfig:
                 f"{source or 'the config'} is empty: expected keys such as num_players"
             )
         try:
-            return parse(cls, data)
+            return parse(cls, _without_backend(data))
         except ValueError as error:
             if source is None:
                 raise
@@ -491,10 +498,42 @@ def _policy_file(spec: str) -> Path:
     return path
 
 
-def shipped_configs() -> dict[str, Path]:
-    """The configs that ship with the package (the repository's ``configs/``), by name."""
+def shipped_configs(command: str | None = None) -> dict[str, Path]:
+    """The configs that ship with the package (the repository's ``configs/``), by name;
+    with a ``command``, only those for it."""
     folder = Path(str(importlib.resources.files("spinner_env.configs")))
-    return {path.stem: path for path in sorted(folder.glob("*.yaml"))}
+    shipped = {path.stem: path for path in sorted(folder.glob("*.yaml"))}
+    if command is None:
+        return shipped
+    return {
+        name: path
+        for name, path in shipped.items()
+        if (yaml.safe_load(path.read_text()) or {}).get("command") == command
+    }
+
+
+def config_help(command: str) -> str:
+    """A command's ``--config`` help: what it takes, and the shipped configs for it."""
+    return f"a YAML file or a shipped config's name: {', '.join(shipped_configs(command))}"
+
+
+def check_command(config: TrainConfig, command: str, given: str | Path) -> None:
+    """Refuse a config (``given``, as the user named it) that is for another command."""
+    if config.command not in (None, command):
+        raise ValueError(
+            f"{given} is a config for {config.command}, not {command}: "
+            f"run {config.command} --config {given}"
+        )
+
+
+def check_out_dir(config: TrainConfig, out_dir: str | Path | None) -> None:
+    """A run writes ``<name>.safetensors``: one named after a committed agent (a shipped
+    recipe's config) writes only into an out dir the user asked for (``--out-dir``)."""
+    if out_dir is None and committed_policy(config.name) is not None:
+        raise ValueError(
+            f"the config makes {config.name!r}, a committed agent's name: pass --out-dir DIR "
+            f"to write its {config.name}.safetensors there"
+        )
 
 
 def config_path(config: str | Path) -> Path:
@@ -510,6 +549,23 @@ def config_path(config: str | Path) -> Path:
         f"no config file {str(config)!r} and no shipped config of that name "
         f"(shipped: {', '.join(sorted(shipped))})"
     )
+
+
+def _without_backend(data: Any) -> Any:
+    """``data`` less the retired ``backend`` key, which configs and runs written before it
+    went may carry: ``batched``, the only engine training has, loads as before; any other
+    value is refused."""
+    if not isinstance(data, dict) or "backend" not in data:
+        return data
+    backend = data["backend"]
+    if backend == "aec":
+        raise ValueError(
+            "backend: the AEC backend was removed; training plays on the game's batched "
+            "engine (backend: batched, the default)"
+        )
+    if backend != "batched":
+        raise ValueError(f"backend: expected 'batched', got {backend!r}")
+    return {key: value for key, value in data.items() if key != "backend"}
 
 
 def load_config(path: str | Path) -> TrainConfig:

@@ -54,7 +54,7 @@ class Demonstrations:
     returns: np.ndarray  # (N,) float32: the discounted reward from the decision on
     targets: np.ndarray | None = None
     """(N, number of actions) float32, or None: a soft target per decision (a probability
-    per legal action, 0 elsewhere; a search's, :mod:`spinner_env.train.expert_iteration`),
+    per legal action, 0 elsewhere; a search's, ``research/expert_iteration.py``),
     which :func:`fit` fits in place of ``actions`` (then the targets' most likely ones)."""
 
     def __len__(self) -> int:
@@ -122,7 +122,7 @@ def collect(
     its own search. Only whole episodes are kept, so that every decision has its return;
     forced moves follow ``skip_forced``.
 
-    With a ``student`` (DAgger, :mod:`spinner_env.train.dagger`), the teacher labels every
+    With a ``student`` (DAgger, ``research/dagger.py``), the teacher labels every
     decision but plays only a random ``teacher_share`` of them; the student plays the
     rest, so the states are the student's own (its returns too)."""
     batch = make_vec_env(

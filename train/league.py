@@ -487,7 +487,7 @@ def main(argv: Sequence[str] | None = None) -> Path:
     args = parser.parse_args(argv)
     with fail_cleanly(parser, args.debug):
         return train_league(
-            config_of(args),
+            config_of(args, "spinner-league"),
             progress_bar=not args.no_progress,
             overwrite=args.overwrite,
             executor=Executor.from_args(args),

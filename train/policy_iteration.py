@@ -34,7 +34,8 @@ the player's defaults. Each generation:
    scores: a valuation no longer linear, whose correction may depend on the position.
    Each fit is measured on roots it did not see (:func:`linear_check`, and the
    residual's own held-out roots): does it pick moves worth more than the weights before
-   it? In Mexican Train it did not (docs/league.md#policy-iteration-in-mexican-train).
+   it? In Mexican Train it did not
+   (docs/results/policy_iteration.md#policy-iteration-in-mexican-train).
 4. **Play.** The fitted weights (and residual) are the next generation's player, and make
    its policy file: the config's network reading the valuation's feature with them, the
    feature as its prior, its own output at zero, so it plays the fitted scores' best move
@@ -74,10 +75,14 @@ from spinner_env.agents.features import (
 from spinner_env.agents.policy import SUFFIX as POLICY_SUFFIX
 from spinner_env.agents.policy import save_policy
 from spinner_env.train.config import PolicyIterationConfig, ResidualConfig, TrainConfig
-from spinner_env.train.dagger import fresh_policy
 from spinner_env.train.evaluate import save_figure
 from spinner_env.train.executor import SERIAL, Executor
-from spinner_env.train.expert_iteration import describe_strength, generations_main, strength
+from spinner_env.train.generations import (
+    describe_strength,
+    fresh_policy,
+    generations_main,
+    strength,
+)
 from spinner_env.train.ppo import limit_threads
 from stable_baselines3.common.utils import set_random_seed
 

@@ -48,7 +48,13 @@ from spinner_env.agents.policy import (
     save_policy,
 )
 from spinner_env.train.cli import ArgumentParser, fail_cleanly
-from spinner_env.train.config import TrainConfig, load_config, shipped_configs
+from spinner_env.train.config import (
+    TrainConfig,
+    check_command,
+    check_out_dir,
+    config_help,
+    load_config,
+)
 from spinner_env.train.evaluate import Estimate, tournament
 from spinner_env.train.imitate import pretrain
 from spinner_env.train.vec_env import WithFeatures, make_vec_env
@@ -487,13 +493,10 @@ def train(
     return policy_path
 
 
-CONFIG_HELP = f"a YAML file or a shipped config's name: {', '.join(shipped_configs())}"
-
-
 def training_parser(prog: str, description: str) -> ArgumentParser:
     """A training command's arguments: the config, its overrides, ``--no-progress``."""
     parser = ArgumentParser(prog, description)
-    parser.add_argument("--config", required=True, type=Path, help=CONFIG_HELP)
+    parser.add_argument("--config", required=True, type=Path, help=config_help(prog))
     parser.add_argument("--out-dir", type=Path, default=None, help="overrides the config's out_dir")
     parser.add_argument("--total-timesteps", type=int, default=None, help="overrides the config")
     parser.add_argument("--seed", type=int, default=None, help="overrides the config")
@@ -507,9 +510,13 @@ def training_parser(prog: str, description: str) -> ArgumentParser:
     return parser
 
 
-def config_of(args: Any) -> TrainConfig:
-    """The config file of :func:`training_parser`'s arguments, with their overrides."""
+def config_of(args: Any, command: str) -> TrainConfig:
+    """The config file of :func:`training_parser`'s arguments, with their overrides; a config
+    for another command than ``command``, or one that would write a committed agent's file
+    name where the user did not ask (``--out-dir``), is refused."""
     config = load_config(args.config)
+    check_command(config, command, args.config)
+    check_out_dir(config, args.out_dir)
     overrides: dict[str, Any] = {}
     for key in ("total_timesteps", "seed", "init_from", "out_dir"):
         value = getattr(args, key)
@@ -532,7 +539,7 @@ def main(argv: Sequence[str] | None = None) -> Path:
     args = parser.parse_args(argv)
     with fail_cleanly(parser, args.debug):
         return train(
-            config_of(args),
+            config_of(args, "spinner-train"),
             progress_bar=not args.no_progress,
             resume=args.resume,
             overwrite=args.overwrite,

@@ -1,15 +1,18 @@
 """Expert iteration with search targets (Anthony, Tian and Barber, 2017; AlphaZero's targets).
 
-Cloning and DAgger (:mod:`spinner_env.train.dagger`) teach the network its teacher's moves,
+A study that made no shipped agent: it did not improve the network
+(docs/results/expert_iteration.md).
+
+Cloning and DAgger (``research/dagger.py``) teach the network its teacher's moves,
 so it learns no more than the teacher knows. Here the teacher is a search that plays with
 the network itself (its rollouts, as the operator's spec says), and so improves with it.
-``spinner-expert-iteration`` runs a config's ``expert_iteration`` section
+``python research/expert_iteration.py`` runs a config's ``expert_iteration`` section
 (:class:`~spinner_env.train.config.ExpertIterationConfig`); each generation g, from 1:
 
 1. **labels**: ``deals`` duplicate deals, each played once per seating
    (:func:`~spinner_env.train.evaluate.play_deal`), the network of generation g-1 in one
    seat and each other seat drawn from the line-up (dagger's
-   :func:`~spinner_env.train.dagger.line_up`, and the earlier generations sharing
+   ``line_up``, and the earlier generations sharing
    ``opponents.snapshot_weight``, the latest ``opponents.max_snapshots`` of them). The
    network plays its own moves; at a random ``label_share`` of its decisions between two
    or more moves (all, by default) the improvement operator (``operator``, ``{policy}``
@@ -39,7 +42,8 @@ refused unless ``--overwrite``, and then only if it holds an earlier run): ``con
 ``expert_iteration.json`` (the command, and every generation's numbers so far) and
 ``expert_iteration.png`` (their curve, :func:`plot`).
 
-    spinner-expert-iteration --config spinner_2p_expert_iteration --workers 2
+    python research/expert_iteration.py \\
+        --config research/configs/spinner_2p_expert_iteration.yaml --workers 2
 """
 
 from __future__ import annotations
@@ -47,28 +51,26 @@ from __future__ import annotations
 import dataclasses
 import json
 import shutil
-import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import yaml
+from dagger import HOLDOUT, LineUp, line_up, split, starting_policy
 from spinner_env.agents import make_agent
 from spinner_env.agents.base import Agent, AgentView, EngineView, choose_move_explained
 from spinner_env.agents.policy import SUFFIX as POLICY_SUFFIX
 from spinner_env.agents.policy import PolicyAgent, ValueTarget, load_policy, save_policy
-from spinner_env.train import executor as executors
-from spinner_env.train.cli import ArgumentParser, fail_cleanly
-from spinner_env.train.config import ExpertIterationConfig, TrainConfig, load_config
-from spinner_env.train.dagger import HOLDOUT, LineUp, line_up, split, starting_policy
-from spinner_env.train.evaluate import play_deal, save_figure, tournament
+from spinner_env.train.config import ExpertIterationConfig, TrainConfig
+from spinner_env.train.evaluate import play_deal, save_figure
 from spinner_env.train.executor import SERIAL, Executor
+from spinner_env.train.generations import describe_strength, generations_main, strength
 from spinner_env.train.imitate import Demonstrations, agreement, discounted_returns, fit
-from spinner_env.train.ppo import CONFIG_HELP, limit_threads, value_target
+from spinner_env.train.ppo import limit_threads, value_target
 from stable_baselines3.common.utils import set_random_seed
 
 from spinner_env.core.encoding import hand_score_difference, zero_sum_outcome
@@ -78,8 +80,6 @@ from spinner_env.games import GameSpec, game_spec
 
 REPORT = "expert_iteration.json"
 CURVE = "expert_iteration.png"
-EVAL_SEED = 7
-"""Added to the config's seed for the evaluation deals, the same every generation."""
 
 
 def operator_spec(template: str, policy: Path) -> str:
@@ -363,32 +363,6 @@ class GenerationReport:
     eval_seconds: float
 
 
-def strength(
-    config: TrainConfig,
-    policy: Path,
-    against: dict[str, str],
-    matches: int,
-    executor: Executor = SERIAL,
-) -> dict[str, dict[str, float]]:
-    """The match win rate of the file ``policy`` against the other seats all of each of
-    ``against`` (name: spec), ``matches`` duplicate matches on the same deals."""
-    rates = {}
-    for name, spec in against.items():
-        seats = [str(policy)] + [spec] * (config.num_players - 1)
-        report = tournament(
-            seats,
-            config.num_players,
-            matches,
-            config.seed + EVAL_SEED,
-            config.game,
-            config.env,
-            False,
-            executor=executor,
-        )
-        rates[name] = report.agents[policy.stem]["match_win"].as_dict()
-    return rates
-
-
 def entropy(targets: np.ndarray) -> float:
     """The mean entropy (nats) of rows of probabilities."""
     logs = np.log(np.where(targets > 0, targets, 1.0))
@@ -532,13 +506,6 @@ def _error_bars(ax: Any, x: Sequence[int], rates: list[dict[str, float]], label:
     ax.errorbar(list(x), means, yerr=spread, marker="o", capsize=4, label=label)
 
 
-def describe_strength(rates: dict[str, dict[str, float]]) -> str:
-    return ", ".join(
-        f"against {name} {m['mean']:.1%} [{m['low']:.1%}, {m['high']:.1%}]"
-        for name, m in rates.items()
-    )
-
-
 def describe(g: GenerationReport) -> str:
     """A generation's numbers on one line."""
     return (
@@ -559,64 +526,10 @@ def _settings(config: TrainConfig) -> ExpertIterationConfig:
     return config.expert_iteration
 
 
-Run = Callable[[TrainConfig, Path, Executor, bool, bool, str], tuple[Path, dict[str, Any]]]
-"""A run of generations: (config, out dir, executor, overwrite, progress, command) -> the
-last generation's file and the report."""
-
-
-def generations_main(
-    argv: Sequence[str] | None,
-    prog: str,
-    description: str,
-    section: str,
-    size: str,
-    what: str,
-    settings: Callable[[TrainConfig], Any],
-    run: Run,
-    report: str,
-) -> tuple[Path, dict[str, Any]]:
-    """The command line of a run of generations (``spinner-expert-iteration``,
-    ``spinner-policy-iteration``): ``--config``, ``--out-dir``, ``--overwrite``, then
-    ``--generations`` and ``--<size>`` overriding the config's ``section`` (``settings``
-    reads it, or says it is missing), the executor's options for ``what``, ``--no-progress``."""
-    parser = ArgumentParser(prog, description)
-    parser.add_argument("--config", type=Path, required=True, help=CONFIG_HELP)
-    parser.add_argument("--out-dir", type=Path, default=None, help="default: the config's out_dir")
-    parser.add_argument(
-        "--overwrite", action="store_true", help="replace the earlier run in the out dir"
-    )
-    parser.add_argument("--generations", type=int, default=None, help="overrides the config")
-    parser.add_argument(f"--{size}", type=int, default=None, help="overrides the config")
-    executors.add_arguments(parser, what)
-    parser.add_argument("--no-progress", action="store_true")
-    args = parser.parse_args(argv)
-    with fail_cleanly(parser, args.debug):
-        executor = Executor.from_args(args)
-        config = load_config(args.config)
-        overrides = {
-            key: value
-            for key, value in (("generations", args.generations), (size, getattr(args, size)))
-            if value is not None
-        }
-        if overrides:
-            config = config.replace(**{section: dataclasses.replace(settings(config), **overrides)})
-        command = f"{prog} " + " ".join(argv if argv is not None else sys.argv[1:])
-        path, results = run(
-            config,
-            Path(args.out_dir or config.out_dir),
-            executor,
-            args.overwrite,
-            not args.no_progress,
-            command,
-        )
-        print(f"wrote {path} and {path.parent / report}")
-        return path, results
-
-
 def main(argv: Sequence[str] | None = None) -> tuple[Path, dict[str, Any]]:
     return generations_main(
         argv,
-        "spinner-expert-iteration",
+        "research/expert_iteration.py",
         __doc__.split("\n\n")[0],
         "expert_iteration",
         "deals",
@@ -625,11 +538,6 @@ def main(argv: Sequence[str] | None = None) -> tuple[Path, dict[str, Any]]:
         expert_iteration,
         REPORT,
     )
-
-
-def console() -> None:
-    """The ``spinner-expert-iteration`` console script (main returns its result to callers)."""
-    main()
 
 
 if __name__ == "__main__":

@@ -12,8 +12,8 @@ once per seating, agents reseeded per match) and prints, per agent:
   end; how often it leaves unplayed a move onto a value the next seat was shown void in
   (S8); how often it plays a double it may.
 
-    python bench/where_points_go.py --agents heuristic pimc:time=0.01 --matches 40
-    python bench/where_points_go.py --smoke      # one hand, two matches: a check that it runs
+    python research/where_points_go.py --agents heuristic pimc:time=0.01 --matches 40
+    python research/where_points_go.py --smoke      # one hand, two matches: a check that it runs
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """What a steady lead of some points a hand is worth in match wins.
 
-A player that improves on a policy gains points a hand (what ``bench/search_gain.py``
+A player that improves on a policy gains points a hand (what ``research/search_gain.py``
 measures, a decision at a time); a target is a match win rate. This script plays the
 policy's own matches (every seat the same policy, full matches under the default rules),
 keeps every hand's points, and reports the match win rate (S7.2 / M6.3: the lowest total
@@ -12,8 +12,8 @@ not only its own points in them.
 Each ``--seeds`` entry is one task (a process with ``--workers``) that plays ``--matches``
 matches, dealt from seeds ``seed * 100000``, ``seed * 100000 + 1``, ...:
 
-    python bench/points_to_wins.py --workers 2   # Mexican Train, 4 experts, 2,000 matches: 3 min
-    python bench/points_to_wins.py --smoke
+    python research/points_to_wins.py --workers 2   # Mexican Train, 4 experts, 2,000 matches: 3 min
+    python research/points_to_wins.py --smoke
 """
 
 from __future__ import annotations

@@ -1,8 +1,11 @@
 """DAgger: imitation on the student's own states (Ross, Gordon and Bagnell, 2011).
 
+A study that made no shipped agent: it beat neither the teacher nor plain cloning
+(docs/results/dagger.md).
+
 Cloning (:mod:`spinner_env.train.imitate`) fits a network to the teacher's decisions in the
 teacher's own games; off them, where the network's own mistakes lead, it has seen nothing.
-``spinner-dagger`` runs rounds; each round:
+``python research/dagger.py`` runs rounds; each round:
 
 1. rolls out the current student in the learner's seat of the config's batched games. The
    teacher plays a random ``teacher_share`` of its moves, ``teacher_share * decay**r`` in
@@ -26,13 +29,13 @@ teacher's own games; off them, where the network's own mistakes lead, it has see
 The teacher and the fitting settings are the config's ``pretrain`` section; the student
 starts from ``init_from``, else fresh (the config's ``net_arch``, tanh). The same command
 with ``--teacher-share 1 --decay 1`` is plain cloning at the same number of labelled
-decisions, in the same line-ups: the comparison the issue asks for. Writes
+decisions, in the same line-ups: the comparison that matters. Writes
 ``<out-dir>/round_<r>.safetensors`` after every round, ``<out-dir>/<name>.safetensors``
 (the last round's) and ``<out-dir>/dagger.json`` (every round's numbers so far); a
 non-empty ``<out-dir>`` is refused unless ``--overwrite`` and it holds an earlier run.
 
-    spinner-dagger --config mexican_train_4p_dagger --rounds 3 --samples 40000 \\
-        --eval-against expert heuristic --eval-matches 40
+    python research/dagger.py --config research/configs/mexican_train_4p_dagger.yaml \\
+        --rounds 3 --samples 40000 --eval-against expert heuristic --eval-matches 40
 """
 
 from __future__ import annotations
@@ -52,12 +55,13 @@ from spinner_env.agents.expert import ExpertAgent
 from spinner_env.agents.heuristic import HeuristicAgent
 from spinner_env.agents.jittered import jittered_player
 from spinner_env.agents.policy import SUFFIX as POLICY_SUFFIX
-from spinner_env.agents.policy import PolicyAgent, PolicyHeader, load_policy, save_policy
+from spinner_env.agents.policy import PolicyAgent, load_policy, save_policy
 from spinner_env.train.cli import ArgumentParser, fail_cleanly
-from spinner_env.train.config import TrainConfig, load_config
+from spinner_env.train.config import TrainConfig, check_command, load_config
 from spinner_env.train.evaluate import tournament
+from spinner_env.train.generations import fresh_policy
 from spinner_env.train.imitate import Demonstrations, agreement, collect, fit, teacher_policy
-from spinner_env.train.ppo import CONFIG_HELP, check_starts_as, limit_threads, value_target
+from spinner_env.train.ppo import check_starts_as, limit_threads, value_target
 
 from spinner_env.files import prepare_out_dir, write_text_atomic
 from spinner_env.games import game_spec
@@ -169,26 +173,6 @@ def starting_policy(config: TrainConfig) -> MaskableActorCriticPolicy:
         check_starts_as(header, "init_from", config)
         return policy
     return fresh_policy(config)
-
-
-def fresh_policy(config: TrainConfig) -> MaskableActorCriticPolicy:
-    """A fresh policy of the config's ``net_arch`` (tanh) reading its features (with their
-    ``feature_weights``); with the prior, a policy that starts as the prior's player."""
-    encoding = game_spec(config.game).encoding
-    features = config.observation_features()
-    widths = tuple(config.ppo.policy_kwargs.net_arch or (64, 64))
-    size = encoding.obs_size if features is None else features.size
-    header = PolicyHeader(
-        encoding.game_name,
-        size,
-        encoding.num_actions,
-        widths,
-        widths,
-        "tanh",
-        tuple(config.features),
-        prior=config.prior,
-    )
-    return header.build()
 
 
 def split(
@@ -317,8 +301,8 @@ def describe(r: DaggerRound) -> str:
 
 def main(argv: Sequence[str] | None = None) -> tuple[Path, list[DaggerRound]]:
     defaults = DaggerSettings()
-    parser = ArgumentParser("spinner-dagger", __doc__.split("\n\n")[0])
-    parser.add_argument("--config", type=Path, required=True, help=CONFIG_HELP)
+    parser = ArgumentParser("research/dagger.py", __doc__.split("\n\n")[0])
+    parser.add_argument("--config", type=Path, required=True, help="a YAML file")
     parser.add_argument("--init-from", default=None, help="overrides the config's init_from")
     parser.add_argument("--rounds", type=int, default=defaults.rounds)
     parser.add_argument(
@@ -367,17 +351,13 @@ def main(argv: Sequence[str] | None = None) -> tuple[Path, list[DaggerRound]]:
             args.eval_matches,
         )
         config = load_config(args.config)
+        check_command(config, "research/dagger.py", args.config)
         if args.init_from is not None:
             config = config.replace(init_from=args.init_from)
         out = Path(args.out_dir or config.out_dir)
         path, history = dagger(config, settings, out, args.overwrite)
         print(f"wrote {path} and {path.parent / REPORT}")
         return path, history
-
-
-def console() -> None:
-    """The ``spinner-dagger`` console script (which would take main's result for a status)."""
-    main()
 
 
 if __name__ == "__main__":

@@ -3,9 +3,9 @@
 (``train.imitate.fit``), each measured by how often it picks the teacher's move on held-out
 decisions and by duplicate matches against an opponent (``train.evaluate``).
 
-    python bench/clone_capacity.py --config spinner_2p_clone --samples 300000 \
+    python research/clone_capacity.py --config spinner_2p_clone --samples 300000 \
         --archs 64,64 128,128 256,256 512,512 --matches 200
-    python bench/clone_capacity.py --smoke       # a few hundred decisions: a check that it runs
+    python research/clone_capacity.py --smoke       # a few hundred decisions: a check that it runs
 
 The config gives the game, the teacher (its ``pretrain.imitate``), the opponent pool the
 teacher plays against, the PPO settings of the fresh policies and the cloning's epochs.

@@ -4,7 +4,7 @@ margin search: the uniform belief against the posterior that reads the choices.
 The roots are positions of the Mexican Train expert's own matches (every seat the expert,
 the default rules; ``--share`` of the decisions with a choice, any seat's); the collector
 keeps each round's moves, which the posterior
-(:class:`spinner_env.agents.posterior.ChoicePosterior`, the expert's valuation as the
+(:class:`ChoicePosterior` (`research/posterior.py`), the expert's valuation as the
 opponent model at ``--temperature`` with ``--uniform-share``) reads. Here the model is the
 opponents' own valuation: at a low temperature this is as much as the choices can tell.
 At each root, ``--samples`` deals from each belief give:
@@ -19,8 +19,8 @@ At each root, ``--samples`` deals from each belief give:
   reshuffled): points a decision over the expert's own move, and the posterior's pick less
   the uniform's.
 
-    python bench/belief_choices.py --workers 2 --search      # 2 seeds x 300 roots
-    python bench/belief_choices.py --smoke
+    python research/belief_choices.py --workers 2 --search      # 2 seeds x 300 roots
+    python research/belief_choices.py --smoke
 """
 
 from __future__ import annotations
@@ -34,9 +34,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from posterior import ChoicePosterior, Decision, expert_model
 from search_gain import interval, margin_label, own_games, pick, switched
 from spinner_env.agents import make_agent
-from spinner_env.agents.posterior import ChoicePosterior, Decision, expert_model
 from spinner_env.agents.search import PIMCAgent, after_each
 from spinner_env.train.executor import Executor, add_arguments
 

@@ -1,6 +1,6 @@
 """The expert-iteration labeller's speed: labelled decisions per CPU second, on 1 and 2 workers.
 
-The labeller (:func:`spinner_env.train.expert_iteration.label`) plays a config's deals with
+The labeller (``label`` of ``research/expert_iteration.py``) plays a config's deals with
 the network and asks the search for every labelled decision; the deals are the executor's
 tasks. For each worker count: the labelled decisions, the wall time, the CPU time of this
 process and its worker processes together, the decisions per CPU second and per wall
@@ -8,7 +8,7 @@ second, and the speed-up in wall time over 1 worker (the same decisions on every
 the labels are identical). The CPU time of the workers counts their start (imports, the
 agents built once per worker), as a run pays it.
 
-    python bench/bench_expert_iteration.py --config spinner_2p_expert_iteration --deals 4
+    python research/bench_expert_iteration.py --deals 4   # spinner_2p_expert_iteration.yaml
 
 ``--smoke``: one-hand matches, a small fresh network, PIMC over one determinization.
 """
@@ -22,15 +22,17 @@ import tempfile
 import time
 from pathlib import Path
 
+from dagger import starting_policy
+from expert_iteration import label
 from spinner_env.agents.policy import save_policy
 from spinner_env.train.config import TrainConfig, load_config
-from spinner_env.train.dagger import starting_policy
 from spinner_env.train.executor import Executor
-from spinner_env.train.expert_iteration import label
 from spinner_env.train.ppo import limit_threads
 
 from spinner_env.games import game_spec
 
+CONFIG = Path(__file__).resolve().parent / "configs" / "spinner_2p_expert_iteration.yaml"
+"""The study's config, in research/configs/."""
 SMOKE = {
     "name": "smoke",
     "game": "spinner",
@@ -60,7 +62,7 @@ def measure(config: TrainConfig, policy: Path, workers: int) -> tuple[int, float
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--config", default="spinner_2p_expert_iteration")
+    parser.add_argument("--config", default=str(CONFIG))
     parser.add_argument("--deals", type=int, default=4, help="deals labelled per worker count")
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--smoke", action="store_true")

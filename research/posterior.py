@@ -1,6 +1,9 @@
 """A belief that reads the opponents' choices: deals of the hidden tiles drawn from the
 posterior given what each opponent placed this round, by a Markov chain over deals.
 
+A study that no player uses: it gained nothing measurable over the uniform belief
+(``research/belief_choices.py``; docs/results/search.md).
+
 :class:`spinner_env.belief.Belief` deals the hidden tiles uniformly among the deals that
 respect the public hand sizes and voids (S8, M7). Opponents' placements say more: a player
 who kept the heavy double and placed a light tile on the Mexican train was unlikely to hold

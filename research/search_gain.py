@@ -18,8 +18,8 @@ it then scores the move PIMC would play against the policy's own move:
 Each ``--seeds`` entry is one task (a process with ``--workers``) that collects
 ``--roots`` roots from its own matches:
 
-    python bench/search_gain.py --workers 2    # Mexican Train, 4 players, the expert; 6,000 roots
-    python bench/search_gain.py --smoke
+    python research/search_gain.py --workers 2   # Mexican Train, 4 players, the expert; 6,000 roots
+    python research/search_gain.py --smoke
 
 With ``--oracle`` each root also gets as many determinizations that know the hidden hands
 (the true hands, the boneyard reshuffled): a second table scores the search's pick, and the

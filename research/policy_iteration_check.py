@@ -12,10 +12,10 @@ each is the first match of that many batched games (``train.league.win_rate``: t
 learner's seat drawn, the expert at every other seat, whole matches under the default
 rules).
 
-    python bench/policy_iteration_check.py runs/spinner_2p_policy_iteration/generation_2.safetensors
-    python bench/policy_iteration_check.py --players 4 runs/<4-player run>/generation_1.safetensors
-    python bench/policy_iteration_check.py --game mexican_train --players 4 --matches 1024 <file>
-    python bench/policy_iteration_check.py --smoke    # files of its own in each game, 16 matches
+    python research/policy_iteration_check.py runs/spinner_2p_policy_iteration/generation_2.*
+    python research/policy_iteration_check.py --players 4 runs/<4-player run>/generation_1.*
+    python research/policy_iteration_check.py --game mexican_train --players 4 --matches 1024 <file>
+    python research/policy_iteration_check.py --smoke    # files of its own in each game, 16 matches
 """
 
 from __future__ import annotations
@@ -37,9 +37,12 @@ from spinner_env.games import GAMES, game_spec
 
 BASE_CONFIGS = {
     "spinner": "spinner_2p_policy_iteration",
-    "mexican_train": "mexican_train_4p_policy_iteration",
+    "mexican_train": str(
+        Path(__file__).resolve().parent / "configs" / "mexican_train_4p_policy_iteration.yaml"
+    ),
 }
-"""The shipped config each game's matches are played under (its rules, at ``--players``)."""
+"""The config each game's matches are played under (its rules, at ``--players``): a shipped
+one in Spinner, research's in Mexican Train."""
 
 
 def learned_weights(agent: PolicyAgent, path: str) -> np.ndarray:
