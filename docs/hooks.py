@@ -25,7 +25,7 @@ from mkdocs.plugins import event_priority
 from spinner_env.games import GAMES
 
 REPO = Path(__file__).resolve().parent.parent
-ENVIRONMENTS = tuple(g.env_module.__name__.removeprefix("spinner_env.") for g in GAMES.values())
+ENVIRONMENTS = tuple(game.env_name for game in GAMES.values())
 """The env modules a page may ask tables of: every registered game's."""
 _MARKER = re.compile(r"^<!-- generated: (\w+) (\w+) -->$", re.MULTILINE)
 

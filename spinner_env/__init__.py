@@ -9,6 +9,7 @@ Gymnasium ids ``spinner_env/Spinner-v0`` and ``spinner_env/MexicanTrain-v0``; it
 no env until one is asked for.
 """
 
+import importlib
 from types import ModuleType
 
 import gymnasium
@@ -37,9 +38,8 @@ __all__ = sorted(game.env_name for game in GAMES.values())
 
 
 def __getattr__(name: str) -> ModuleType:
-    """A game's env module by its versioned name (``spinner_env.spinner_v0``, ``from
-    spinner_env import spinner_v0``), loaded on first use."""
-    for game in GAMES.values():
-        if game.env_name == name:
-            return game.env_module
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    """A game's env module by its versioned name (``spinner_env.spinner_v0``, as ``from
+    spinner_env import spinner_v0`` reads it), loaded on first use."""
+    if name not in __all__:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return importlib.import_module(f"{__name__}.{name}")
