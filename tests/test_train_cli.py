@@ -29,6 +29,7 @@ from spinner_env.train.ppo import (
     main,
     make_pool,
     make_training_env,
+    planned_steps,
     save_model,
     train,
 )
@@ -123,15 +124,73 @@ def test_every_config_ships_with_the_package_and_loads_by_name_anywhere(tmp_path
     assert load_config("quick").name == "mine"
 
 
-@pytest.mark.parametrize("config", ["nowhere", "configs/quick.yaml", "quick.yml", "runs/exploit"])
-def test_a_config_neither_a_file_nor_shipped_lists_the_shipped_names(tmp_path, monkeypatch, config):
+@pytest.mark.parametrize(
+    "config, hint",
+    [
+        ("nowhere", ""),
+        ("configs/quick.yaml", " (did you mean 'quick'?)"),
+        ("quick.yml", " (did you mean 'quick'?)"),
+        ("runs/exploit", " (did you mean 'exploit'?)"),
+        ("quik", " (did you mean 'quick'?)"),
+    ],
+)
+def test_a_config_neither_a_file_nor_shipped_lists_the_shipped_names(
+    tmp_path, monkeypatch, config, hint
+):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(ValueError) as error:
         config_path(config)
     assert str(error.value) == (
-        f"no config file {config!r} and no shipped config of that name "
+        f"no config file {config!r} and no shipped config of that name{hint} "
         f"(shipped: {', '.join(sorted(shipped_configs()))})"
     )
+
+
+def test_every_mistyped_key_is_reported_at_once():
+    """Two mistyped keys at the top, two in sections: one message names all four, in the
+    config's order."""
+    config = tiny_config(n_env=8, sed=1)
+    config["ppo"] = {**config["ppo"], "n_step": 64}
+    config["pretrain"] = {"imitate_": "heuristic"}
+    with pytest.raises(ValueError) as error:
+        TrainConfig.from_dict(config)
+    assert str(error.value) == (
+        "unknown keys 'ppo.n_step' (did you mean 'ppo.n_steps'?), "
+        "'n_env' (did you mean 'n_envs'?), 'sed' (did you mean 'seed'?), "
+        "'pretrain.imitate_' (did you mean 'pretrain.imitate'?)"
+    )
+
+
+def test_a_mistyped_game_is_answered_with_the_closest():
+    with pytest.raises(ValueError, match=r"game: unknown game 'spiner' \(did you mean 'spinner'"):
+        TrainConfig.from_dict(tiny_config(game="spiner"))
+
+
+def test_the_steps_are_rounded_up_to_whole_rollouts_and_said_before_training(tmp_path, capsys):
+    """Rollouts of 64 steps x 2 games = 128: 200 steps round up to 256, said before the
+    training starts; trained.json has what was asked for and what was trained."""
+    config = tiny_config(total_timesteps=200, checkpoint_every=0, eval={}, opponents={})
+    assert planned_steps(TrainConfig.from_dict(config)) == 256
+    assert planned_steps(TrainConfig.from_dict(config), steps_before=128) == 256
+    assert planned_steps(TrainConfig.from_dict({**config, "total_timesteps": 256})) == 256
+    assert planned_steps(TrainConfig.from_dict({**config, "total_timesteps": 0})) == 0
+    out = tmp_path / "run"
+    train(config, out, progress_bar=False)
+    said = capsys.readouterr().out
+    assert said.index(
+        "PPO trains whole rollouts of n_steps x n_envs = 64 x 2 = 128 steps: total_timesteps "
+        "200 rounds up to 256"
+    ) < said.index("trained 256 steps")
+    trained = json.loads((out / "trained.json").read_text())
+    assert (trained["total_timesteps"], trained["trained_timesteps"]) == (200, 256)
+    assert MaskablePPO.load(out / "final.zip", device="cpu").num_timesteps == 256
+
+
+def test_a_whole_number_of_rollouts_is_trained_without_a_word(tmp_path, capsys):
+    config = tiny_config(total_timesteps=128, checkpoint_every=0, eval={}, opponents={})
+    train(config, tmp_path / "run", progress_bar=False)
+    assert "rounds up" not in capsys.readouterr().out
+    assert json.loads((tmp_path / "run" / "trained.json").read_text())["trained_timesteps"] == 128
 
 
 def test_the_commands_take_a_shipped_config_by_name_outside_the_checkout(

@@ -375,10 +375,5 @@ def main(argv: Sequence[str] | None = None) -> tuple[Path, list[DaggerRound]]:
         return path, history
 
 
-def console() -> None:
-    """The ``spinner-dagger`` console script (which would take main's result for a status)."""
-    main()
-
-
 if __name__ == "__main__":
     main()
