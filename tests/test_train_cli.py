@@ -3,7 +3,9 @@ directories are never silently replaced, ``--resume`` continues a run, saves are
 
 from __future__ import annotations
 
+import argparse
 import base64
+import importlib
 import json
 import re
 import shutil
@@ -403,3 +405,56 @@ def test_evaluating_during_training_leaves_the_training_unchanged(tmp_path):
     weights_a = MaskablePPO.load(a.parent / "final.zip", device="cpu").policy.state_dict()
     weights_b = MaskablePPO.load(b.parent / "final.zip", device="cpu").policy.state_dict()
     assert all(torch.equal(weights_a[k], weights_b[k]) for k in weights_a)
+
+
+def parser_of(main, monkeypatch) -> argparse.ArgumentParser:
+    """The parser a command's ``main`` builds, caught as it parses."""
+    caught = []
+
+    def catch(self, args=None, namespace=None):
+        caught.append(self)
+        raise SystemExit(0)
+
+    monkeypatch.setattr(argparse.ArgumentParser, "parse_args", catch)
+    with pytest.raises(SystemExit):
+        main([])
+    return caught[0]
+
+
+COMMANDS = {
+    "spinner-train": "spinner_env.train.ppo",
+    "spinner-evaluate": "spinner_env.train.evaluate",
+    "spinner-exploit": "spinner_env.train.exploit",
+    "spinner-league": "spinner_env.train.league",
+    "spinner-dagger": "spinner_env.train.dagger",
+    "spinner-expert-iteration": "spinner_env.train.expert_iteration",
+    "spinner-policy-iteration": "spinner_env.train.policy_iteration",
+    "spinner-policy": "spinner_env.agents.policy",
+}
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_flag_of_every_training_command_has_a_help_text(command, monkeypatch):
+    parsers = [parser_of(importlib.import_module(COMMANDS[command]).main, monkeypatch)]
+    missing = []
+    while parsers:
+        parser = parsers.pop()
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                parsers += action.choices.values()
+            elif not action.help:
+                missing.append(f"{parser.prog}: {'/'.join(action.option_strings) or action.dest}")
+    assert not missing
+
+
+def test_a_choice_that_is_none_is_answered_with_the_closest(capsys):
+    from spinner_env.train.evaluate import main as evaluate
+
+    with pytest.raises(SystemExit) as exit_:
+        evaluate(["--agents", "random", "random", "--game", "spiner"])
+    (line,) = capsys.readouterr().err.splitlines()
+    assert exit_.value.code == 2
+    assert line == (
+        "spinner-evaluate: error: argument --game: invalid choice: 'spiner' (did you mean "
+        "'spinner'?) (choose from mexican_train, spinner) (see --help)"
+    )
