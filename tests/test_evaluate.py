@@ -285,3 +285,18 @@ def test_out_is_checked_before_the_tournament(tmp_path, monkeypatch, capsys):
     with pytest.raises(SystemExit):
         main(["--agents", "random", "greedy", "--out", str(tmp_path / "eval")])
     assert "is a directory" in capsys.readouterr().err
+
+
+def test_out_is_a_file_prefix_and_records_dir_a_folder(tmp_path, capsys):
+    """``--out PREFIX`` writes PREFIX.json and PREFIX.png; ``--records-dir DIR`` (formerly
+    ``--record``, still taken) fills the folder DIR; ``--rule`` values are read as JSON."""
+    base = ["--agents", "heuristic", "random", "--matches", "2", "--no-progress"]
+    main([*base, "--out", str(tmp_path / "eval"), "--records-dir", str(tmp_path / "records"),
+          "--rule", "num_hands=1", "--rule", "reward=match"])  # fmt: skip
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["eval.json", "eval.png", "records"]
+    assert len(list((tmp_path / "records").glob("*.json"))) == 2
+    main([*base, "--record", str(tmp_path / "old"), "--rule", "num_hands=1"])
+    assert len(list((tmp_path / "old").glob("*.json"))) == 2
+    with pytest.raises(SystemExit):
+        main([*base, "--rule", "num_hands=one"])
+    assert "num_hands" in capsys.readouterr().err

@@ -131,6 +131,14 @@ class Estimate:
     def as_dict(self) -> dict[str, float]:
         return {"mean": self.mean, "low": self.low, "high": self.high}
 
+    def percent(self, width: int = 0) -> str:
+        """A rate in percent with its interval, ``55.0% [39.8, 69.3]`` (each number
+        ``width`` characters wide)."""
+        return (
+            f"{100 * self.mean:{width}.1f}% "
+            f"[{100 * self.low:{width}.1f}, {100 * self.high:{width}.1f}]"
+        )
+
 
 def wilson_interval(rate: float, trials: float) -> tuple[float, float]:
     """The 95% Wilson score interval of a rate observed over ``trials`` trials (a count of
@@ -433,7 +441,7 @@ def _bars(estimates: Sequence[Estimate]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _fmt_rate(e: Estimate) -> str:
-    return f"{100 * e.mean:5.1f}% [{100 * e.low:5.1f}, {100 * e.high:5.1f}]"
+    return e.percent(5)
 
 
 def _fmt_num(e: Estimate) -> str:
@@ -565,7 +573,7 @@ RECORD_CHOICES = ("all", "lost", "worst:N")
 
 @dataclass
 class RecordKeeper:
-    """Writes the records ``--record`` keeps into ``folder``: every match (``all``), those
+    """Writes the records ``--records-dir`` keeps into ``folder``: every match (``all``), those
     the first agent lost (``lost``: none of its seats among the winners, S7.2), or the
     ``count`` where its total was furthest above the best other seat's (``worst``)."""
 
@@ -1044,7 +1052,8 @@ def main(argv: Sequence[str] | None = None) -> Report | PanelReport:
         type=Path,
         default=None,
         metavar="DIR",
-        help="write match records into the folder DIR, one file a match",
+        help="write match records into the folder DIR, one file a match (--record: its "
+        "former name)",
     )
     parser.add_argument(
         "--record-matches",

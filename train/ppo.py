@@ -333,7 +333,7 @@ class EvaluationCallback(PeriodicCallback):
         if self.verbose:
             print(
                 f"[eval @ {self.num_timesteps}] "
-                + ", ".join(f"{k}: {v.mean:.2f}" for k, v in rates.items())
+                + ", ".join(f"{k}: {v.percent()}" for k, v in rates.items())
             )
         return rates
 
