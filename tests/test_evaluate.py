@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pytest
-from spinner_env.agents import GreedyAgent, HeuristicAgent, RandomAgent
+from spinner_env.agents import GreedyAgent, HeuristicAgent, RandomAgent, make_agent
 from spinner_env.train.evaluate import (
     Estimate,
     MatchRecord,
@@ -300,3 +300,21 @@ def test_out_is_a_file_prefix_and_records_dir_a_folder(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main([*base, "--rule", "num_hands=one"])
     assert "num_hands" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "spec, hint",
+    [
+        ("heuristc", "heuristic"),
+        ("heuristc:jitter=0.2", "heuristic"),
+        ("spinner2p", "spinner_2p"),
+        ("pimcc:determinizations=2", "pimc"),
+    ],
+)
+def test_a_mistyped_agent_is_answered_with_the_closest(spec, hint, capsys):
+    with pytest.raises(ValueError, match=rf"unknown agent '{spec}' \(did you mean '{hint}'\?\)"):
+        make_agent(spec)
+    with pytest.raises(SystemExit) as exit_:
+        main(["--agents", spec, "random", "--no-progress"])
+    (line,) = capsys.readouterr().err.splitlines()
+    assert exit_.value.code == 2 and f"(did you mean '{hint}'?)" in line

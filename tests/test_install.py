@@ -23,13 +23,13 @@ import sys
 import sysconfig
 import tarfile
 import venv
-from importlib.metadata import packages_distributions, requires
+from importlib.metadata import metadata, packages_distributions, requires
 from pathlib import Path
 
 import pytest
 from packaging.requirements import Requirement
 
-from spinner_env.extras import EXTRA_OF_MODULE
+from spinner_env.extras import EXTRA_OF_MODULE, MissingExtraError, needs_extras
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -313,3 +313,29 @@ def test_make_install_takes_torch_from_the_index_it_is_given(tmp_path):
     assert torch_line() == "torch==2.13.0"
     cpu = "https://download.pytorch.org/whl/cpu"
     assert torch_line(f"TORCH_INDEX={cpu}") == f"torch==2.13.0 --index-url {cpu}"
+
+
+def test_a_missing_module_of_an_extra_names_the_extra():
+    with pytest.raises(MissingExtraError) as error, needs_extras("the thing"):
+        raise ModuleNotFoundError("No module named 'torch.nn'", name="torch.nn")
+    assert isinstance(error.value, ValueError) and isinstance(error.value, ImportError)
+    assert str(error.value) == (
+        "the thing needs the train extra (no module named 'torch'): "
+        "pip install 'spinner-env[train]'"
+    )
+    # A module of no extra stays as it was.
+    with pytest.raises(ModuleNotFoundError) as error, needs_extras("the thing"):
+        raise ModuleNotFoundError("No module named 'nowhere'", name="nowhere")
+    assert not isinstance(error.value, MissingExtraError)
+
+
+def test_the_metadata_has_its_links_its_licence_and_a_changelog():
+    urls = dict(
+        url.split(", ", 1) for url in metadata("spinner-env").get_all("Project-URL") or []
+    )
+    assert set(urls) == {"Homepage", "Documentation", "Changelog", "Issues"}
+    home = "https://github.com/spinner-env/spinner-env"
+    assert all(url.startswith(home) for url in urls.values())
+    assert "Copyright (c) 2026 spinner-env contributors" in (ROOT / "LICENSE").read_text()
+    headings = re.findall(r"^## (.+)$", (ROOT / "CHANGELOG.md").read_text(), re.MULTILINE)
+    assert headings[:2] == ["Unreleased", metadata("spinner-env")["Version"]]
