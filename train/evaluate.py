@@ -1014,7 +1014,7 @@ def main(argv: Sequence[str] | None = None) -> Report | PanelReport:
     parser.add_argument("--players", type=int, default=2, help="seats at the table (default 2)")
     parser.add_argument("--matches", type=int, default=200, help="matches per lineup")
     parser.add_argument(
-        "--seed", type=int, default=0, help="deals the duplicate deals from it (default 0)"
+        "--seed", type=int, default=0, help="the seed the deals are dealt from (default 0)"
     )
     parser.add_argument(
         "--game", default="spinner", choices=sorted(GAMES), help="the game (default spinner)"

@@ -67,6 +67,7 @@ from spinner_env.games import game_spec
 TRAINED = "trained.json"
 """The run's file of the steps asked for (``total_timesteps``) and trained."""
 
+
 @dataclass
 class OpponentPool:
     """Fixed opponents (agent specs) with sampling weights, plus the learner's snapshots.
