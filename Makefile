@@ -53,7 +53,7 @@ web: $(STAMP)
 	$(PY) -m spinner_env.web
 
 bench: $(STAMP)
-	$(PIP) install -q -e ".[bench]"
+	$(QUIET_EDITABLE) $(PIP) install -q -e ".[bench]"
 	$(PY) bench/bench_aec.py
 	$(PY) bench/bench_speed.py
 
