@@ -7,12 +7,24 @@ STAMP := $(VENV)/.installed
 .PHONY: install test lint demo bench bench-smoke fuzz train clean play web docs
 .PHONY: rllib-venv
 
+# torch's CPU build comes first: on a plain package index, `pip install torch` pulls the
+# multi-GB CUDA build. PyTorch's own CPU wheel index serves the CPU build:
+#     make install TORCH_INDEX=https://download.pytorch.org/whl/cpu
+# Empty by default: the configured index is used (this machine's pip finds a local CPU
+# wheel of torch==2.13.0 there). The package's own install then finds torch present.
+TORCH_INDEX ?=
+TORCH := torch==2.13.0 $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
+
+# setuptools warns, on every editable install of a layout like this one (agents/ and
+# train/ installed as spinner_env.agents and spinner_env.train), that a folder named like
+# the package may be imported in its place: here ./spinner_env is that package itself.
+QUIET_EDITABLE := PYTHONWARNINGS="ignore:::setuptools.command.editable_wheel"
+
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
-	# The CPU build of torch first: an unpinned torch would pull a multi-GB CUDA build.
-	$(PIP) install -q torch==2.13.0
-	$(PIP) install -q -e ".[train,dev,web,docs,examples,openspiel,cluster]"
+	$(PIP) install -q $(TORCH)
+	$(QUIET_EDITABLE) $(PIP) install -q -e ".[train,dev,web,docs,examples,openspiel,cluster]"
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -45,7 +57,7 @@ web: $(STAMP)
 	$(PY) -m spinner_env.web $(WEB_ARGS)
 
 bench: $(STAMP)
-	$(PIP) install -q -e ".[bench]"
+	$(QUIET_EDITABLE) $(PIP) install -q -e ".[bench]"
 	$(PY) bench/bench_aec.py
 	$(PY) bench/bench_speed.py
 
@@ -75,6 +87,7 @@ fuzz: $(STAMP)
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis
 	rm -rf $(RLLIB_VENV)
+	rm -rf site build dist *.egg-info
 
 # RLlib pins its own gymnasium, so examples/rllib_ppo.py runs in a virtualenv of its own
 # (tests/test_examples.py runs it with this venv's python). The train extra lets it write
@@ -85,9 +98,10 @@ RLLIB_STAMP := $(RLLIB_VENV)/.installed
 $(RLLIB_STAMP): pyproject.toml
 	python3 -m venv $(RLLIB_VENV)
 	$(RLLIB_VENV)/bin/python -m pip install -q --upgrade pip
-	$(RLLIB_VENV)/bin/python -m pip install -q torch==2.13.0
+	$(RLLIB_VENV)/bin/python -m pip install -q $(TORCH)
 	# pygame-ce: PettingZoo's connect_four_v3, bench/bench_wrappers.py's peer.
-	$(RLLIB_VENV)/bin/python -m pip install -q "ray[rllib]==2.60.0" "pygame-ce>=2.3.0" -e ".[train]"
+	$(QUIET_EDITABLE) $(RLLIB_VENV)/bin/python -m pip install -q "ray[rllib]==2.60.0" \
+		"pygame-ce>=2.3.0" -e ".[train]"
 	touch $(RLLIB_STAMP)
 
 rllib-venv: $(RLLIB_STAMP)

@@ -26,6 +26,8 @@ from spinner_env.agents.jittered import JITTERED, make_jittered_player
 from spinner_env.agents.search import SEARCH_AGENTS, ISMCTSAgent, PIMCAgent, make_search_agent
 
 from spinner_env.core.encoding import Encoding
+from spinner_env.extras import needs_extras
+from spinner_env.suggest import did_you_mean
 
 BASELINES: dict[str, type[Agent]] = {
     "random": RandomAgent,
@@ -72,23 +74,26 @@ def make_agent(spec: str, seed: int | None = None, encoding: Encoding | None = N
     if name in JITTERED:
         return make_jittered_player(name, parse_options(name, options), seed)
     if name == "openspiel":  # pyspiel is only needed for OpenSpiel's bots
-        from spinner_env.agents.openspiel import make_openspiel_agent
+        with needs_extras(f"the OpenSpiel bot {spec!r}"):
+            from spinner_env.agents.openspiel import make_openspiel_agent
 
-        return make_openspiel_agent(options, seed)
+            return make_openspiel_agent(options, seed)
     path = committed_policy(spec) or Path(spec)
     if not path.is_file() and _names_a_file(path):
         raise ValueError(f"no such policy file {spec!r}")
     if not path.is_file():
+        names = [*BASELINES, "checkpoint", *COMMITTED, *SEARCH_AGENTS, "openspiel"]
         raise ValueError(
-            f"unknown agent {spec!r}: not one of {', '.join(BASELINES)}, 'checkpoint', "
-            f"{', '.join(COMMITTED)}, "
+            f"unknown agent {spec!r}{did_you_mean(name, names)}: not one of "
+            f"{', '.join(BASELINES)}, 'checkpoint', {', '.join(COMMITTED)}, "
             f"{', '.join(SEARCH_AGENTS)} (with :key=value options), heuristic or expert with "
             ":jitter=J,seed=S, openspiel:BOT,key=value, "
             "or a checkpoint file"
         )
-    from spinner_env.agents.policy import PolicyAgent  # torch is only needed for trained agents
+    with needs_extras(f"the trained agent {spec!r}"):  # torch is only needed for trained agents
+        from spinner_env.agents.policy import PolicyAgent
 
-    return PolicyAgent.load(path, encoding, seed=seed)
+        return PolicyAgent.load(path, encoding, seed=seed)
 
 
 def _names_a_file(path: Path) -> bool:

@@ -719,9 +719,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="spinner-policy", description=main.__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     convert = commands.add_parser("convert", help="SB3 .zip/.pt (pickle) -> .safetensors")
-    convert.add_argument("source", type=Path)
-    convert.add_argument("target", type=Path)
-    convert.add_argument("--game", required=True, choices=sorted(GAMES))
+    convert.add_argument("source", type=Path, help="the SB3 model file (.zip or .pt)")
+    convert.add_argument("target", type=Path, help=f"the policy file to write ({SUFFIX})")
+    convert.add_argument(
+        "--game", required=True, choices=sorted(GAMES), help="the game the model plays"
+    )
     convert.add_argument(
         "--features",
         nargs="+",

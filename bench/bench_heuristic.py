@@ -19,7 +19,6 @@ evaluation (docs/results/experts.md).
 from __future__ import annotations
 
 import argparse
-import math
 import time
 from collections.abc import Sequence
 
@@ -70,17 +69,20 @@ def agent_rate(agent: HeuristicAgent, num_players: int, seconds: float) -> float
     return decisions / clock
 
 
-def expert_win_rate(num_players: int, matches: int, seed: int) -> tuple[float, float]:
+def expert_win_rate(
+    num_players: int, matches: int, seed: int
+) -> tuple[float, tuple[float, float]]:
     """The compiled expert's match win rate against compiled heuristics at every other
     seat (``spinner_env.train.league.win_rate``: one match per game record, won when its
-    match reward is positive, half when all tie), and the 95% half-width."""
+    match reward is positive, half when all tie), and its 95% Wilson interval."""
     # Imported here: the league module loads torch and SB3, which the speed rows do not need.
     from spinner_env.train.config import TrainConfig
+    from spinner_env.train.evaluate import wilson_interval
     from spinner_env.train.league import win_rate
 
     config = TrainConfig(num_players=num_players, total_timesteps=1)
     rate = win_rate("expert", "heuristic", config, matches, seed)
-    return rate, 1.96 * math.sqrt(rate * (1 - rate) / matches)
+    return rate, wilson_interval(rate, matches)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -105,10 +107,11 @@ def main(argv: Sequence[str] | None = None) -> None:
             print(f"{label:<45}{rate:>12,.0f} decisions/s")
         print(f"compiled / agent: {compiled / reference:.0f}x")
     if args.matches:
-        rate, half_width = expert_win_rate(args.players, args.matches, seed=0)
+        rate, (low, high) = expert_win_rate(args.players, args.matches, seed=0)
         print(
             f"compiled expert against {args.players - 1} compiled heuristic(s), "
-            f"{args.matches} batched matches: won {100 * rate:.1f}% +- {100 * half_width:.1f}"
+            f"{args.matches} batched matches: won {100 * rate:.1f}% "
+            f"[{100 * low:.1f}, {100 * high:.1f}]"
         )
 
 

@@ -19,10 +19,10 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-import numpy as np
 from spinner_env.agents.policy import PolicyAgent
 from spinner_env.train.cli import ArgumentParser, fail_cleanly
 from spinner_env.train.config import TrainConfig, load_config
+from spinner_env.train.evaluate import wilson_interval
 from spinner_env.train.league import win_rate
 from spinner_env.train.ppo import (
     limit_threads,
@@ -102,8 +102,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(f"{args.run}: {args.episodes} matches a point against {args.against}")
         started = time.time()
         for name, rate in curve(args.run, args.against, args.episodes, args.seed, args.start):
-            half = 1.96 * np.sqrt(rate * (1 - rate) / args.episodes)
-            print(f"{name:<28} {100 * rate:5.1f}% +- {100 * half:.1f}", flush=True)
+            low, high = wilson_interval(rate, args.episodes)
+            print(f"{name:<28} {100 * rate:5.1f}% [{100 * low:.1f}, {100 * high:.1f}]", flush=True)
         print(f"{time.time() - started:.0f} s")
 
 

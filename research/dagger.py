@@ -304,7 +304,9 @@ def main(argv: Sequence[str] | None = None) -> tuple[Path, list[DaggerRound]]:
     parser = ArgumentParser("research/dagger.py", __doc__.split("\n\n")[0])
     parser.add_argument("--config", type=Path, required=True, help="a YAML file")
     parser.add_argument("--init-from", default=None, help="overrides the config's init_from")
-    parser.add_argument("--rounds", type=int, default=defaults.rounds)
+    parser.add_argument(
+        "--rounds", type=int, default=defaults.rounds, help="rounds of labelling and fitting"
+    )
     parser.add_argument(
         "--samples", type=int, default=defaults.samples, help="labelled decisions a round"
     )
@@ -323,7 +325,12 @@ def main(argv: Sequence[str] | None = None) -> tuple[Path, list[DaggerRound]]:
         default=defaults.jittered,
         help="jittered heuristics and as many jittered experts in the line-up",
     )
-    parser.add_argument("--jitter", type=float, default=defaults.jitter)
+    parser.add_argument(
+        "--jitter",
+        type=float,
+        default=defaults.jitter,
+        help="the jittered players' weights: the defaults times exp(JITTER * N(0, 1))",
+    )
     parser.add_argument(
         "--eval-against",
         nargs="*",

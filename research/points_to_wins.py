@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from spinner_env.agents import make_agent
-from spinner_env.train.evaluate import play_match
+from spinner_env.train.evaluate import Estimate, play_match
 from spinner_env.train.executor import Executor, add_arguments
 
 from spinner_env.games import GAMES, game_spec
@@ -78,10 +78,11 @@ def report(points: np.ndarray, deltas: Sequence[float]) -> None:
     )
     print("points fewer a hand | match win rate (95%) | fair share")
     for delta in deltas:
-        # A match's seats are not independent: the interval is over matches.
-        per_match = win_shares(points, delta).mean(axis=1)
-        half = 1.96 * per_match.std(ddof=1) / np.sqrt(matches) if matches > 1 else 0.0
-        print(f"{delta:>19g} | {per_match.mean():>11.1%} ± {half:.1%} | {1 / seats:.1%}")
+        # A match's seats are not independent: the interval is over matches, each the rate
+        # of its seats' counterfactual wins.
+        rate = Estimate.rate(win_shares(points, delta).mean(axis=1), seats)
+        interval = f"{rate.mean:.1%} [{rate.low:.1%}, {rate.high:.1%}]"
+        print(f"{delta:>19g} | {interval:>20} | {1 / seats:.1%}")
 
 
 def main(argv: Sequence[str] | None = None) -> int | None:

@@ -342,9 +342,12 @@ class ClassicWrapper(OrderEnforcingWrapper):
             action = action if as_id is None else as_id  # the space check below judges the rest
         dead = env.terminations[agent] or env.truncations[agent]
         num_actions = env.encoding.num_actions
-        assert (action is None and dead) or (
+        if not (action is None and dead) and not (
             0 <= action < num_actions if type(action) is int else _in_range(action, num_actions)
-        ), "action is not in action space"
+        ):
+            raise ValueError(
+                f"action {action!r} is out of range: ids run from 0 to {num_actions - 1}"
+            )
         if dead:
             env._was_dead_step(action)
         elif action not in env._legal_ids:

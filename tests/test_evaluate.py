@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pytest
-from spinner_env.agents import GreedyAgent, HeuristicAgent, RandomAgent
+from spinner_env.agents import GreedyAgent, HeuristicAgent, RandomAgent, make_agent
 from spinner_env.train.evaluate import (
     Estimate,
     MatchRecord,
@@ -19,10 +19,41 @@ from spinner_env.train.evaluate import (
     play_deal,
     table_order,
     tournament,
+    wilson_interval,
 )
 from spinner_env.train.executor import Executor
 
 from spinner_env.games import GAMES
+
+
+def test_wilson_interval_is_honest_at_small_counts_and_at_the_edges():
+    """Wilson's published values: 20 of 20 is [83.9%, 100%], 2 of 3 is [20.8%, 93.9%], 0 of
+    10 is [0, 27.8%]; and it nears the normal interval on many trials."""
+    assert wilson_interval(1.0, 20) == pytest.approx((0.8389, 1.0), abs=1e-4)
+    assert wilson_interval(2 / 3, 3) == pytest.approx((0.2077, 0.9385), abs=1e-4)
+    assert wilson_interval(0.0, 10) == pytest.approx((0.0, 0.2775), abs=1e-4)
+    half = 1.96 * math.sqrt(0.25 / 100_000)
+    assert wilson_interval(0.5, 100_000) == pytest.approx((0.5 - half, 0.5 + half), abs=1e-6)
+    assert wilson_interval(0.3, 0) == (0.0, 1.0)
+
+
+def test_a_rate_over_deals_that_all_agree_is_not_certain():
+    """Every one of 10 deals (2 matches each) won: 100% over 20 matches, not [100, 100]."""
+    e = Estimate.rate([1.0] * 10, 2)
+    assert (e.mean, e.high) == (1.0, 1.0) and e.low == pytest.approx(0.8389, abs=1e-4)
+    # Deals whose rates spread more than a binomial's count for fewer matches: wider.
+    spread = Estimate.rate([0.0, 1.0] * 5, 2)
+    assert spread.low < wilson_interval(0.5, 20)[0] and spread.high > wilson_interval(0.5, 20)[1]
+    assert spread.low == pytest.approx(wilson_interval(0.5, 10 * 0.25 / (10 / 36))[0])
+
+
+def test_every_rate_of_a_small_tournament_has_an_interval_of_some_width():
+    report = tournament(["heuristic", "random"], 2, matches=6, seed=1, progress=False)
+    rates = [s[key] for s in report.agents.values() for key in ("match_win", "hand_win")]
+    for rate in [*rates, *report.pairwise.values()]:
+        assert rate.low < rate.mean or rate.mean == 0.0
+        assert rate.high > rate.mean or rate.mean == 1.0
+        assert rate.low >= 0.0 and rate.high <= 1.0
 
 
 def test_estimate_is_the_mean_with_a_normal_95_percent_interval():
@@ -47,13 +78,14 @@ def test_a_shared_match_win_counts_one_over_k_and_ties_count_half_pairwise():
 
 def test_duplicate_deals_cancel_luck_exactly_between_identical_players():
     """Two copies of a deterministic agent hold each seat's cards once per deal: every
-    deal is a 1-1 split, so the win rate is exactly one half with an interval of width 0."""
+    deal is a 1-1 split, so the win rate is exactly one half; deals that all agree claim no
+    more certainty than the 8 matches played (Wilson's interval at 8)."""
     twin = GreedyAgent()
     twin.name = "greedy_twin"
     report = tournament([GreedyAgent(), twin], 2, matches=8, seed=3, progress=False)
     for name in ("greedy", "greedy_twin"):
         win = report.agents[name]["match_win"]
-        assert (win.mean, win.low, win.high) == (0.5, 0.5, 0.5)
+        assert (win.mean, win.low, win.high) == pytest.approx((0.5, *wilson_interval(0.5, 8)))
     pts = report.agents["greedy"]["points"]
     assert pts.mean == report.agents["greedy_twin"]["points"].mean
     assert report.matches == 8 and report.deals == 4
@@ -253,3 +285,36 @@ def test_out_is_checked_before_the_tournament(tmp_path, monkeypatch, capsys):
     with pytest.raises(SystemExit):
         main(["--agents", "random", "greedy", "--out", str(tmp_path / "eval")])
     assert "is a directory" in capsys.readouterr().err
+
+
+def test_out_is_a_file_prefix_and_records_dir_a_folder(tmp_path, capsys):
+    """``--out PREFIX`` writes PREFIX.json and PREFIX.png; ``--records-dir DIR`` (formerly
+    ``--record``, still taken) fills the folder DIR; ``--rule`` values are read as JSON."""
+    base = ["--agents", "heuristic", "random", "--matches", "2", "--no-progress"]
+    main([*base, "--out", str(tmp_path / "eval"), "--records-dir", str(tmp_path / "records"),
+          "--rule", "num_hands=1", "--rule", "reward=match"])  # fmt: skip
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["eval.json", "eval.png", "records"]
+    assert len(list((tmp_path / "records").glob("*.json"))) == 2
+    main([*base, "--record", str(tmp_path / "old"), "--rule", "num_hands=1"])
+    assert len(list((tmp_path / "old").glob("*.json"))) == 2
+    with pytest.raises(SystemExit):
+        main([*base, "--rule", "num_hands=one"])
+    assert "num_hands" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "spec, hint",
+    [
+        ("heuristc", "heuristic"),
+        ("heuristc:jitter=0.2", "heuristic"),
+        ("spinner2p", "spinner_2p"),
+        ("pimcc:determinizations=2", "pimc"),
+    ],
+)
+def test_a_mistyped_agent_is_answered_with_the_closest(spec, hint, capsys):
+    with pytest.raises(ValueError, match=rf"unknown agent '{spec}' \(did you mean '{hint}'\?\)"):
+        make_agent(spec)
+    with pytest.raises(SystemExit) as exit_:
+        main(["--agents", spec, "random", "--no-progress"])
+    (line,) = capsys.readouterr().err.splitlines()
+    assert exit_.value.code == 2 and f"(did you mean '{hint}'?)" in line

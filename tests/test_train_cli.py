@@ -3,7 +3,9 @@ directories are never silently replaced, ``--resume`` continues a run, saves are
 
 from __future__ import annotations
 
+import argparse
 import base64
+import importlib
 import json
 import re
 import shutil
@@ -29,6 +31,7 @@ from spinner_env.train.ppo import (
     main,
     make_pool,
     make_training_env,
+    planned_steps,
     save_model,
     train,
 )
@@ -123,15 +126,73 @@ def test_every_config_ships_with_the_package_and_loads_by_name_anywhere(tmp_path
     assert load_config("quick").name == "mine"
 
 
-@pytest.mark.parametrize("config", ["nowhere", "configs/quick.yaml", "quick.yml", "runs/exploit"])
-def test_a_config_neither_a_file_nor_shipped_lists_the_shipped_names(tmp_path, monkeypatch, config):
+@pytest.mark.parametrize(
+    "config, hint",
+    [
+        ("nowhere", ""),
+        ("configs/quick.yaml", " (did you mean 'quick'?)"),
+        ("quick.yml", " (did you mean 'quick'?)"),
+        ("runs/exploit", " (did you mean 'exploit'?)"),
+        ("quik", " (did you mean 'quick'?)"),
+    ],
+)
+def test_a_config_neither_a_file_nor_shipped_lists_the_shipped_names(
+    tmp_path, monkeypatch, config, hint
+):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(ValueError) as error:
         config_path(config)
     assert str(error.value) == (
-        f"no config file {config!r} and no shipped config of that name "
+        f"no config file {config!r} and no shipped config of that name{hint} "
         f"(shipped: {', '.join(sorted(shipped_configs()))})"
     )
+
+
+def test_every_mistyped_key_is_reported_at_once():
+    """Two mistyped keys at the top, two in sections: one message names all four, in the
+    config's order."""
+    config = tiny_config(n_env=8, sed=1)
+    config["ppo"] = {**config["ppo"], "n_step": 64}
+    config["pretrain"] = {"imitate_": "heuristic"}
+    with pytest.raises(ValueError) as error:
+        TrainConfig.from_dict(config)
+    assert str(error.value) == (
+        "unknown keys 'ppo.n_step' (did you mean 'ppo.n_steps'?), "
+        "'n_env' (did you mean 'n_envs'?), 'sed' (did you mean 'seed'?), "
+        "'pretrain.imitate_' (did you mean 'pretrain.imitate'?)"
+    )
+
+
+def test_a_mistyped_game_is_answered_with_the_closest():
+    with pytest.raises(ValueError, match=r"game: unknown game 'spiner' \(did you mean 'spinner'"):
+        TrainConfig.from_dict(tiny_config(game="spiner"))
+
+
+def test_the_steps_are_rounded_up_to_whole_rollouts_and_said_before_training(tmp_path, capsys):
+    """Rollouts of 64 steps x 2 games = 128: 200 steps round up to 256, said before the
+    training starts; trained.json has what was asked for and what was trained."""
+    config = tiny_config(total_timesteps=200, checkpoint_every=0, eval={}, opponents={})
+    assert planned_steps(TrainConfig.from_dict(config)) == 256
+    assert planned_steps(TrainConfig.from_dict(config), steps_before=128) == 256
+    assert planned_steps(TrainConfig.from_dict({**config, "total_timesteps": 256})) == 256
+    assert planned_steps(TrainConfig.from_dict({**config, "total_timesteps": 0})) == 0
+    out = tmp_path / "run"
+    train(config, out, progress_bar=False)
+    said = capsys.readouterr().out
+    assert said.index(
+        "PPO trains whole rollouts of n_steps x n_envs = 64 x 2 = 128 steps: total_timesteps "
+        "200 rounds up to 256"
+    ) < said.index("trained 256 steps")
+    trained = json.loads((out / "trained.json").read_text())
+    assert (trained["total_timesteps"], trained["trained_timesteps"]) == (200, 256)
+    assert MaskablePPO.load(out / "final.zip", device="cpu").num_timesteps == 256
+
+
+def test_a_whole_number_of_rollouts_is_trained_without_a_word(tmp_path, capsys):
+    config = tiny_config(total_timesteps=128, checkpoint_every=0, eval={}, opponents={})
+    train(config, tmp_path / "run", progress_bar=False)
+    assert "rounds up" not in capsys.readouterr().out
+    assert json.loads((tmp_path / "run" / "trained.json").read_text())["trained_timesteps"] == 128
 
 
 def test_the_commands_take_a_shipped_config_by_name_outside_the_checkout(
@@ -344,3 +405,54 @@ def test_evaluating_during_training_leaves_the_training_unchanged(tmp_path):
     weights_a = MaskablePPO.load(a.parent / "final.zip", device="cpu").policy.state_dict()
     weights_b = MaskablePPO.load(b.parent / "final.zip", device="cpu").policy.state_dict()
     assert all(torch.equal(weights_a[k], weights_b[k]) for k in weights_a)
+
+
+def parser_of(main, monkeypatch) -> argparse.ArgumentParser:
+    """The parser a command's ``main`` builds, caught as it parses."""
+    caught = []
+
+    def catch(self, args=None, namespace=None):
+        caught.append(self)
+        raise SystemExit(0)
+
+    monkeypatch.setattr(argparse.ArgumentParser, "parse_args", catch)
+    with pytest.raises(SystemExit):
+        main([])
+    return caught[0]
+
+
+COMMANDS = {
+    "spinner-train": "spinner_env.train.ppo",
+    "spinner-evaluate": "spinner_env.train.evaluate",
+    "spinner-exploit": "spinner_env.train.exploit",
+    "spinner-league": "spinner_env.train.league",
+    "spinner-policy-iteration": "spinner_env.train.policy_iteration",
+    "spinner-policy": "spinner_env.agents.policy",
+}
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_flag_of_every_training_command_has_a_help_text(command, monkeypatch):
+    parsers = [parser_of(importlib.import_module(COMMANDS[command]).main, monkeypatch)]
+    missing = []
+    while parsers:
+        parser = parsers.pop()
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                parsers += action.choices.values()
+            elif not action.help:
+                missing.append(f"{parser.prog}: {'/'.join(action.option_strings) or action.dest}")
+    assert not missing
+
+
+def test_a_choice_that_is_none_is_answered_with_the_closest(capsys):
+    from spinner_env.train.evaluate import main as evaluate
+
+    with pytest.raises(SystemExit) as exit_:
+        evaluate(["--agents", "random", "random", "--game", "spiner"])
+    (line,) = capsys.readouterr().err.splitlines()
+    assert exit_.value.code == 2
+    assert line == (
+        "spinner-evaluate: error: argument --game: invalid choice: 'spiner' (did you mean "
+        "'spinner'?) (choose from mexican_train, spinner) (see --help)"
+    )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 import pytest
 from spinner_env.agents import GreedyAgent, HeuristicAgent, RandomAgent
@@ -123,3 +125,19 @@ def test_the_wrapper_serves_mexican_train_too():
     assert sum(rewards) == pytest.approx(
         zero_sum_outcome(env.raw.game.totals)[info["learner_seat"]]
     )
+
+
+@pytest.mark.parametrize("game", ["spinner_v0", "mexican_train_v0"])
+@pytest.mark.parametrize("action", [9999, -1, np.int64(9999)])
+def test_an_out_of_range_action_is_one_value_error_wrapped_or_raw(game, action):
+    """PettingZoo's classic stack would fail a bare assertion: the wrapped env, as the raw
+    one does, names the action and the range, and the game goes on."""
+    module = importlib.import_module(f"spinner_env.{game}")
+    for env in (module.env(num_players=2), module.raw_env(num_players=2)):
+        env.reset(seed=0)
+        last = env.encoding.num_actions - 1
+        message = rf"^action {action} is out of range: ids run from 0 to {last}$"
+        with pytest.raises(ValueError, match=message):
+            env.step(action)
+        legal = int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0])
+        env.step(legal)  # refused, not played: the same seat may still move

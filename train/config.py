@@ -19,7 +19,6 @@ command run anywhere takes a shipped config by its name: ``--config quick`` is
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import importlib.resources
 import types
 import typing
@@ -34,7 +33,8 @@ from spinner_env.agents import COMMITTED, committed_policy
 from spinner_env.agents.features import ActionPrior, ObservationFeatures, Residual
 from spinner_env.agents.policy import read_header
 
-from spinner_env.games import game_spec
+from spinner_env.games import GAMES, game_spec
+from spinner_env.suggest import did_you_mean
 
 T = TypeVar("T")
 
@@ -380,6 +380,11 @@ class TrainConfig:
         _at_least("n_envs", self.n_envs, 1)
         _at_least("torch_threads", self.torch_threads, 1)
         _at_least("checkpoint_every", self.checkpoint_every, 0)
+        if self.game not in GAMES:
+            raise ValueError(
+                f"game: unknown game {self.game!r}{did_you_mean(self.game, GAMES)}: "
+                f"one of {', '.join(GAMES)}"
+            )
         spec = game_spec(self.game)
         spec.raw_env(num_players=self.num_players)  # the game knows its player counts
         try:
@@ -546,8 +551,8 @@ def config_path(config: str | Path) -> Path:
     if path.parent == Path(".") and path.stem in shipped and path.suffix in ("", ".yaml"):
         return shipped[path.stem]
     raise ValueError(
-        f"no config file {str(config)!r} and no shipped config of that name "
-        f"(shipped: {', '.join(sorted(shipped))})"
+        f"no config file {str(config)!r} and no shipped config of that name"
+        f"{did_you_mean(path.stem, shipped)} (shipped: {', '.join(sorted(shipped))})"
     )
 
 
@@ -588,18 +593,45 @@ def load_config(path: str | Path) -> TrainConfig:
 
 
 def parse(cls: type[T], data: Any, where: str = "") -> T:
-    """A dataclass ``cls`` from a mapping: unknown keys, missing required keys and values
-    of the wrong type raise a ``ValueError`` naming the key (``where`` is the path of the
-    section, ``ppo.policy_kwargs``)."""
+    """A dataclass ``cls`` from a mapping: unknown keys (all of them at once, in every
+    section), missing required keys and values of the wrong type raise a ``ValueError``
+    naming the key (``where`` is the path of the section, ``ppo.policy_kwargs``)."""
+    unknown = unknown_keys(cls, data, where)
+    if unknown:
+        raise ValueError(f"unknown key{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}")
+    return _parse(cls, data, where)
+
+
+def unknown_keys(cls: type, data: Any, where: str = "") -> list[str]:
+    """Each key of ``data`` and of its sections that is no field of its section, quoted with
+    the closest field as a hint (``'n_env' (did you mean 'n_envs'?)``)."""
+    if not isinstance(data, Mapping):
+        return []  # parse names what is wrong with it
+    hints = typing.get_type_hints(cls)
+    names = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
+    prefix = f"{where}." if where else ""
+    found = []
+    for key, value in data.items():
+        if key not in names:
+            found.append(f"{_key(where, key)!r}{did_you_mean(str(key), names, prefix)}")
+        elif (section := _section(hints[key])) is not None:
+            found += unknown_keys(section, value, _key(where, key))
+    return found
+
+
+def _section(kind: Any) -> type | None:
+    """The dataclass a field of type ``kind`` holds (``PretrainConfig | None``), if any."""
+    options = [a for a in typing.get_args(kind) if a is not type(None)] or [kind]
+    if len(options) == 1 and dataclasses.is_dataclass(options[0]):
+        return options[0]  # type: ignore[return-value]
+    return None
+
+
+def _parse(cls: type[T], data: Any, where: str) -> T:
+    """:func:`parse`, its unknown keys already refused."""
     if not isinstance(data, Mapping):
         raise ValueError(f"{where or 'the config'}: expected a mapping of keys, got {_show(data)}")
     hints = typing.get_type_hints(cls)
-    names = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
-    for key in data:
-        if key not in names:
-            close = difflib.get_close_matches(str(key), names, n=1)
-            hint = f" (did you mean {_key(where, close[0])!r}?)" if close else ""
-            raise ValueError(f"unknown key {_key(where, key)!r}{hint}")
     required = [
         f.name
         for f in dataclasses.fields(cls)  # type: ignore[arg-type]
@@ -634,7 +666,7 @@ def _convert(kind: Any, value: Any, key: str) -> Any:
             return value
         raise ValueError(f"{key}: expected one of {', '.join(map(repr, args))}, got {_show(value)}")
     if dataclasses.is_dataclass(kind):
-        return parse(kind, value, key)
+        return _parse(kind, value, key)
     if origin is list:
         if not isinstance(value, list):
             raise ValueError(f"{key}: expected {_expected(kind)}, got {_show(value)}")

@@ -12,8 +12,10 @@ Duplicate deals: every deal (one seed: the shuffles of all the match's hands) is
 once per rotation of the lineup around the table, so each agent holds each seat's cards
 once and the luck of the deal cancels; with 3+ players every other deal seats the lineup
 the other way round (:func:`table_order`), so no agent always sits before another. The
-deal is the unit of the statistics: each figure is a mean over deals of the per-deal mean,
-with a 95% normal interval (1.96 standard errors of the per-deal means).
+deal is the unit of the statistics: each figure is a mean over deals of the per-deal mean.
+A rate's 95% interval is Wilson's score interval (:meth:`Estimate.rate`), honest at a few
+matches and at rates of 0 or 1; points per hand have a normal interval (1.96 standard errors
+of the per-deal means).
 
 Per agent: match win rate (a match won jointly by k seats counts 1/k to each, S7.2), hand
 win rate, mean points per hand (S7.1). Pairwise: how often the row agent finished a match
@@ -32,7 +34,7 @@ percentiles of the ratings refitted to bootstrap resamples of the deals.
 match reseeds its agents from (seed, deal, rotation, seat), so the results are identical
 to a serial run's.
 
-``--record DIR`` writes match records (:mod:`spinner_env.records`) into DIR, one JSON
+``--records-dir DIR`` writes match records (:mod:`spinner_env.records`) into DIR, one JSON
 file per match: every match (``--record-matches all``), those the first agent lost
 (``lost``), or the N where its total was furthest above the best other seat's
 (``worst:N``); ``--record-views`` has each agent say what it saw at every decision.
@@ -49,6 +51,7 @@ weights (``heuristic:jitter=0.5,seed=2``) and search players at iteration budget
 from __future__ import annotations
 
 import argparse
+import contextlib
 import copy
 import heapq
 import itertools
@@ -64,19 +67,18 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 from spinner_env.agents import make_agent
 from spinner_env.agents.base import Agent, choose_move_explained
 from spinner_env.train import executor as executors
 from spinner_env.train.cli import ArgumentParser, fail_cleanly
 from spinner_env.train.executor import SERIAL, Executor, one_thread_each
 
+from spinner_env.extras import require
 from spinner_env.files import atomic_write, write_text_atomic
-from spinner_env.games import GameSpec, game_spec
+from spinner_env.games import GAMES, GameSpec, game_spec
 from spinner_env.records import Record, Recorder, Seat, save_record
 
 Z95 = 1.96
-RATE = (0.0, 1.0)
 
 MoveWatcher = Callable[[Any, Sequence[Agent], int, Any], None]
 """Called after every move with the match state, the agent of each seat, the seat that
@@ -111,8 +113,44 @@ class Estimate:
         half = Z95 * float(values.std(ddof=1)) / math.sqrt(len(values)) if len(values) > 1 else 0.0
         return cls(mean, max(bounds[0], mean - half), min(bounds[1], mean + half))
 
+    @classmethod
+    def rate(cls, per_deal: Sequence[float], trials_per_deal: float) -> Estimate:
+        """A rate, the mean of per-deal rates (each over ``trials_per_deal`` matches, or
+        hands), with its 95% Wilson score interval (:func:`wilson_interval`) at an effective
+        count of trials: that of independent trials whose binomial variance equals the
+        per-deal rates' (so duplicate deals that cancel luck narrow it), but never more than
+        the trials played, so deals that all agree (every match won) claim no certainty."""
+        values = np.asarray(per_deal, dtype=float)
+        mean = float(values.mean())
+        trials = len(values) * trials_per_deal
+        variance = float(values.var(ddof=1)) if len(values) > 1 else 0.0
+        binomial = mean * (1 - mean)
+        effective = trials if variance == 0 else min(trials, len(values) * binomial / variance)
+        return cls(mean, *wilson_interval(mean, effective))
+
     def as_dict(self) -> dict[str, float]:
         return {"mean": self.mean, "low": self.low, "high": self.high}
+
+    def percent(self, width: int = 0) -> str:
+        """A rate in percent with its interval, ``55.0% [39.8, 69.3]`` (each number
+        ``width`` characters wide)."""
+        return (
+            f"{100 * self.mean:{width}.1f}% "
+            f"[{100 * self.low:{width}.1f}, {100 * self.high:{width}.1f}]"
+        )
+
+
+def wilson_interval(rate: float, trials: float) -> tuple[float, float]:
+    """The 95% Wilson score interval of a rate observed over ``trials`` trials (a count of
+    trials may be fractional, an effective count): unlike the normal interval, it is not
+    empty at a rate of 0 or 1, and stays inside [0, 1]. No trials: [0, 1]."""
+    if trials <= 0:
+        return 0.0, 1.0
+    z2 = Z95 * Z95 / trials
+    centre = (rate + z2 / 2) / (1 + z2)
+    half = Z95 / (1 + z2) * math.sqrt(rate * (1 - rate) / trials + z2 / (4 * trials))
+    # It holds the rate itself: min and max keep rounding from moving an end past it.
+    return max(0.0, min(rate, centre - half)), min(1.0, max(rate, centre + half))
 
 
 def play_match(
@@ -218,7 +256,8 @@ def play_deal(
 
 
 def deal_summary(records: Sequence[MatchRecord]) -> dict[str, dict[str, float]]:
-    """Per agent name, its per-seat means over one deal's matches."""
+    """Per agent name, its per-seat means over one deal's matches (``hands``: hands a
+    match)."""
     sums: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     for rec in records:
         best = min(rec.totals)
@@ -230,6 +269,7 @@ def deal_summary(records: Sequence[MatchRecord]) -> dict[str, dict[str, float]]:
             s["match_win"] += (1 / winners) if rec.totals[seat] == best else 0.0
             s["hand_win"] += sum(1 for w in rec.hand_winners if w == seat) / hands
             s["points"] += sum(p[seat] for p in rec.hand_points) / hands
+            s["hands"] += hands
     return {
         name: {k: v / s["seats"] for k, v in s.items() if k != "seats"} for name, s in sums.items()
     }
@@ -401,7 +441,7 @@ def _bars(estimates: Sequence[Estimate]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _fmt_rate(e: Estimate) -> str:
-    return f"{100 * e.mean:5.1f}% [{100 * e.low:5.1f}, {100 * e.high:5.1f}]"
+    return e.percent(5)
 
 
 def _fmt_num(e: Estimate) -> str:
@@ -533,7 +573,7 @@ RECORD_CHOICES = ("all", "lost", "worst:N")
 
 @dataclass
 class RecordKeeper:
-    """Writes the records ``--record`` keeps into ``folder``: every match (``all``), those
+    """Writes the records ``--records-dir`` keeps into ``folder``: every match (``all``), those
     the first agent lost (``lost``: none of its seats among the winners, S7.2), or the
     ``count`` where its total was furthest above the best other seat's (``worst``)."""
 
@@ -661,16 +701,17 @@ def deal_start(
 
 
 def agent_estimates(
-    per_deal: Sequence[dict[str, dict[str, float]]], name: str
+    per_deal: Sequence[dict[str, dict[str, float]]], name: str, matches_per_deal: int
 ) -> dict[str, Estimate]:
     """``name``'s match and hand win rates and points per hand over the deals it played
-    (:func:`deal_summary` of each deal), with their 95% intervals."""
+    (:func:`deal_summary` of each deal, ``matches_per_deal`` matches each), with their 95%
+    intervals; the hand win rate's trials are the hands played."""
+    played = [d[name] for d in per_deal if name in d]
+    hands = float(np.mean([d["hands"] for d in played]))
     return {
-        key: Estimate.of(
-            [d[name][key] for d in per_deal if name in d],
-            RATE if key != "points" else (0.0, math.inf),
-        )
-        for key in ("match_win", "hand_win", "points")
+        "match_win": Estimate.rate([d["match_win"] for d in played], matches_per_deal),
+        "hand_win": Estimate.rate([d["hand_win"] for d in played], hands * matches_per_deal),
+        "points": Estimate.of([d["points"] for d in played], (0.0, math.inf)),
     }
 
 
@@ -729,9 +770,9 @@ def tournament(
         for (a, b), (won, count) in counts.items():
             wins[deal, index[a], index[b]] += won
             games[deal, index[a], index[b]] += count
-    summary = {name: agent_estimates(per_deal, name) for name in names}
+    summary = {name: agent_estimates(per_deal, name, num_players) for name in names}
     pairs = {
-        pair: Estimate.of([d[pair] for d in pair_deal if pair in d], RATE)
+        pair: Estimate.rate([d[pair] for d in pair_deal if pair in d], num_players)
         for pair in itertools.permutations(names, 2)
         if any(pair in d for d in pair_deal)
     }
@@ -943,14 +984,16 @@ def robustness_panel(
         me,
         deals,
         {
-            name: agent_estimates(per_cell[cell], me)
+            name: agent_estimates(per_cell[cell], me, num_players)
             for name, cell in zip(names, cells, strict=True)
         },
     )
 
 
 def check_output(out: Path) -> None:
-    """Fail now, not after the tournament, if ``OUT.json`` and ``OUT.png`` cannot be written."""
+    """Fail now, not after the tournament, if ``OUT.json`` and ``OUT.png`` cannot be written
+    (the chart needs matplotlib, of the train extra)."""
+    require("--out's chart", "matplotlib")
     out.parent.mkdir(parents=True, exist_ok=True)
     if not os.access(out.parent, os.W_OK):
         raise ValueError(f"--out: cannot write in {str(out.parent)!r}")
@@ -968,18 +1011,29 @@ def main(argv: Sequence[str] | None = None) -> Report | PanelReport:
         help="random, greedy, heuristic, checkpoint (the committed one), checkpoint paths, "
         "or any other spec spinner_env.agents.make_agent takes",
     )
-    parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--players", type=int, default=2, help="seats at the table (default 2)")
     parser.add_argument("--matches", type=int, default=200, help="matches per lineup")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--game", default="spinner")
+    parser.add_argument(
+        "--seed", type=int, default=0, help="the seed the deals are dealt from (default 0)"
+    )
+    parser.add_argument(
+        "--game", default="spinner", choices=sorted(GAMES), help="the game (default spinner)"
+    )
     parser.add_argument(
         "--rule",
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="an env argument, repeatable: num_hands=3 (Spinner), num_rounds=2 (Mexican Train)",
+        help="an env argument, repeatable: num_hands=3 (Spinner), num_rounds=2 (Mexican "
+        "Train); VALUE is read as JSON (3, true), else taken as text",
     )
-    parser.add_argument("--out", type=Path, default=None, help="write OUT.json and OUT.png")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        metavar="PREFIX",
+        help="write PREFIX.json and PREFIX.png (a file prefix: runs/quick/eval)",
+    )
     parser.add_argument(
         "--first-only",
         action="store_true",
@@ -993,13 +1047,19 @@ def main(argv: Sequence[str] | None = None) -> Report | PanelReport:
     )
     executors.add_arguments(parser, "the deals")
     parser.add_argument(
-        "--record", type=Path, default=None, metavar="DIR", help="write match records into DIR"
+        "--records-dir",
+        "--record",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="write match records into the folder DIR, one file a match (--record: its "
+        "former name)",
     )
     parser.add_argument(
         "--record-matches",
         default="all",
         metavar="WHICH",
-        help="which matches --record writes: all, lost (by the first agent), worst:N",
+        help="which matches --records-dir keeps: all, lost (by the first agent), worst:N",
     )
     parser.add_argument(
         "--record-views", action="store_true", help="records carry what each agent saw"
@@ -1012,10 +1072,13 @@ def main(argv: Sequence[str] | None = None) -> Report | PanelReport:
         help="the robustness panel: the one agent of --agents against each style in every "
         "other seat, --matches a cell; no SPEC: the game's default panel",
     )
-    parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     with fail_cleanly(parser, args.debug):
-        import torch  # noqa: F401  (loaded now, so that one_thread_each limits it)
+        # torch, where installed (the train extra), is loaded now so that one_thread_each
+        # limits it; the baselines need none.
+        with contextlib.suppress(ModuleNotFoundError):
+            import torch  # noqa: F401
 
         one_thread_each()
         executor = Executor.from_args(args)
@@ -1024,14 +1087,14 @@ def main(argv: Sequence[str] | None = None) -> Report | PanelReport:
             key, sep, value = item.partition("=")
             if not sep:
                 raise ValueError(f"--rule {item!r}: expected KEY=VALUE")
-            rules[key] = yaml.safe_load(value)
+            rules[key] = rule_value(value)
         if args.out is not None:
             check_output(args.out)
         if args.styles is not None:
             return panel_main(args, rules, executor, argv)
         keeper = None
-        if args.record is not None:
-            keeper = RecordKeeper.parse(args.record, args.record_matches)
+        if args.records_dir is not None:
+            keeper = RecordKeeper.parse(args.records_dir, args.record_matches)
         anchor = args.anchor
         if args.league and anchor is None and "random" in args.agents:
             anchor = "random"
@@ -1051,9 +1114,17 @@ def main(argv: Sequence[str] | None = None) -> Report | PanelReport:
             record_views=args.record_views,
         )
         if keeper is not None:
-            print(f"wrote {keeper.close()} match records into {args.record}")
+            print(f"wrote {keeper.close()} match records into {args.records_dir}")
         finish(report, args.out, argv)
         return report
+
+
+def rule_value(text: str) -> Any:
+    """A ``--rule`` value: JSON where it is (``3``, ``true``, ``null``), else the text."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
 
 
 def finish(report: Report | PanelReport, out: Path | None, argv: Sequence[str] | None) -> None:
@@ -1077,7 +1148,7 @@ def panel_main(
         ("--league", args.league),
         ("--anchor", args.anchor is not None),
         ("--first-only", args.first_only),
-        ("--record", args.record is not None),
+        ("--records-dir", args.records_dir is not None),
         ("--record-views", args.record_views),
     ):
         if given:

@@ -114,7 +114,7 @@ def generations_main(
     parser.add_argument("--generations", type=int, default=None, help="overrides the config")
     parser.add_argument(f"--{size}", type=int, default=None, help="overrides the config")
     executors.add_arguments(parser, what)
-    parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bars")
     args = parser.parse_args(argv)
     with fail_cleanly(parser, args.debug):
         executor = Executor.from_args(args)

@@ -592,10 +592,5 @@ def main(argv: Sequence[str] | None = None) -> tuple[Path, dict[str, Any]]:
     )
 
 
-def console() -> None:
-    """The ``spinner-policy-iteration`` console script (main returns its result to callers)."""
-    main()
-
-
 if __name__ == "__main__":
     main()

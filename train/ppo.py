@@ -8,9 +8,11 @@ snapshot every ``opponents.snapshot_every`` steps (the oldest dropped past ``max
 
 The config is checked against :mod:`spinner_env.train.config` before anything runs. Writes under
 ``out_dir``: ``config.yaml``, TensorBoard logs (``tb/``), periodic checkpoints
-(``checkpoints/model_<steps>_steps.zip``), the final model (``final.zip``) and its policy
+(``checkpoints/model_<steps>_steps.zip``), the final model (``final.zip``), its policy
 alone (``<name>.safetensors``, small and safe to share: what ``spinner_env.agents.PolicyAgent``
-loads).
+loads) and ``trained.json``, the steps asked for and trained. PPO trains whole rollouts of
+``ppo.n_steps`` x ``n_envs`` steps: a ``total_timesteps`` that is not a multiple is rounded up
+to one, and the run says so before it starts (:func:`planned_steps`).
 An existing run directory is refused unless ``--resume`` (continue from its latest
 checkpoint up to ``total_timesteps``) or ``--overwrite`` (start again). ``init_from`` (or
 ``--init-from``) starts from saved weights (a ``.zip`` model or a policy file). Every
@@ -22,6 +24,7 @@ go to the log as ``eval/win_rate_<name>``.
 from __future__ import annotations
 
 import json
+import math
 import re
 import time
 import zipfile
@@ -66,6 +69,9 @@ from threadpoolctl import threadpool_limits
 
 from spinner_env.files import atomic_write, prepare_out_dir, write_text_atomic
 from spinner_env.games import game_spec
+
+TRAINED = "trained.json"
+"""The run's file of the steps asked for (``total_timesteps``) and trained."""
 
 
 @dataclass
@@ -334,7 +340,7 @@ class EvaluationCallback(PeriodicCallback):
         if self.verbose:
             print(
                 f"[eval @ {self.num_timesteps}] "
-                + ", ".join(f"{k}: {v.mean:.2f}" for k, v in rates.items())
+                + ", ".join(f"{k}: {v.percent()}" for k, v in rates.items())
             )
         return rates
 
@@ -468,8 +474,15 @@ def train(
             pool.add_snapshot(snapshot(model.policy, done, config.observation_features()))
         print(f"resuming {str(out)!r} from {checkpoint.name} at {done} steps")
     start, steps_before = time.time(), model.num_timesteps
+    planned = planned_steps(config, steps_before)
+    if planned != config.total_timesteps:
+        print(
+            f"PPO trains whole rollouts of n_steps x n_envs = {config.ppo.n_steps} x "
+            f"{config.n_envs} = {rollout_steps(config):,} steps: total_timesteps "
+            f"{config.total_timesteps:,} rounds up to {planned:,}"
+        )
     model.learn(
-        total_timesteps=config.total_timesteps - steps_before,
+        total_timesteps=planned - steps_before,
         callback=CallbackList([*scheduled, *callbacks]),
         progress_bar=progress_bar,
         tb_log_name=config.name,
@@ -486,6 +499,12 @@ def train(
         value_target(config),
     )
     steps = model.num_timesteps - steps_before
+    trained = {
+        "total_timesteps": config.total_timesteps,
+        "trained_timesteps": model.num_timesteps,
+        "seconds": round(elapsed, 1),
+    }
+    write_text_atomic(out / TRAINED, json.dumps(trained, indent=2))
     print(
         f"trained {steps} steps in {elapsed:.0f} s ({steps / elapsed:.0f} steps/s, "
         f"{model.num_timesteps} in all); saved {out / 'final.zip'}, {policy_path}"
@@ -493,20 +512,38 @@ def train(
     return policy_path
 
 
+def rollout_steps(config: TrainConfig) -> int:
+    """The steps of one PPO rollout: ``n_steps`` in each of the ``n_envs`` games."""
+    return config.ppo.n_steps * config.n_envs
+
+
+def planned_steps(config: TrainConfig, steps_before: int = 0) -> int:
+    """The steps a run will have trained at its end: from ``steps_before`` (a resumed
+    run's), ``total_timesteps`` rounded up to whole rollouts (SB3's PPO collects a whole
+    rollout before it checks the count)."""
+    remaining = max(0, config.total_timesteps - steps_before)
+    return steps_before + math.ceil(remaining / rollout_steps(config)) * rollout_steps(config)
+
+
 def training_parser(prog: str, description: str) -> ArgumentParser:
     """A training command's arguments: the config, its overrides, ``--no-progress``."""
     parser = ArgumentParser(prog, description)
     parser.add_argument("--config", required=True, type=Path, help=config_help(prog))
     parser.add_argument("--out-dir", type=Path, default=None, help="overrides the config's out_dir")
-    parser.add_argument("--total-timesteps", type=int, default=None, help="overrides the config")
-    parser.add_argument("--seed", type=int, default=None, help="overrides the config")
+    parser.add_argument(
+        "--total-timesteps",
+        type=int,
+        default=None,
+        help="overrides the config (rounded up to whole PPO rollouts, said before training)",
+    )
+    parser.add_argument("--seed", type=int, default=None, help="overrides the config's seed")
     parser.add_argument(
         "--init-from",
         type=Path,
         default=None,
         help="start from these weights (a .zip model or a .safetensors policy file)",
     )
-    parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser
 
 
