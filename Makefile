@@ -36,9 +36,9 @@ test: lint
 	$(PY) -m pytest -n 2 tests
 
 # A random 4-player match: a legend of the terms, the first hand in full, then a line a
-# hand (python -m spinner_env.demo --full shows every hand).
+# hand (python -m spinner_env.games.spinner.demo --full shows every hand).
 demo: $(STAMP)
-	$(PY) -m spinner_env.demo --players 4
+	$(PY) -m spinner_env.games.spinner.demo --players 4
 
 # The documentation site, built into site/ as CI builds it (tests/test_docs.py). While
 # writing, `.venv/bin/mkdocs serve` serves it on http://127.0.0.1:8000 and rebuilds on save.

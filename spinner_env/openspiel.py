@@ -51,8 +51,8 @@ from spinner_env.core.match import DRAW, Draw, MatchState
 from spinner_env.core.tiles import Tile
 from spinner_env.games import GAMES, GameSpec
 
-GAME_NAMES: dict[str, str] = {"spinner": "python_spinner", "mexican_train": "python_mexican_train"}
-"""Our game's name -> its OpenSpiel short name."""
+GAME_NAMES: dict[str, str] = {name: f"python_{name}" for name in GAMES}
+"""Our game's name -> its OpenSpiel short name (``python_spinner``)."""
 UNOFFERED_VARIANTS = ("seeded_first_dealer",)
 
 DEAL, SET_DRAW, DRAW_TILE, PLAY = "deal", "set_draw", "draw", "play"
@@ -416,33 +416,38 @@ def _game_type(spec: GameSpec) -> pyspiel.GameType:
     )
 
 
-class SpinnerGame(DominoGame):
-    """``python_spinner``."""
+def _game_class(spec: GameSpec) -> type[DominoGame]:
+    """The OpenSpiel game class of ``spec``, named after its rules class
+    (``SpinnerRules`` -> ``SpinnerGame``), built from its parameters alone as pyspiel asks."""
 
-    def __init__(self, params: dict[str, Any] | None = None) -> None:
-        super().__init__(GAMES["spinner"], params)
+    def init(self: DominoGame, params: dict[str, Any] | None = None) -> None:
+        DominoGame.__init__(self, spec, params)
+
+    name = spec.rules_class.__name__.removesuffix("Rules") + "Game"
+    namespace = {"__init__": init, "__doc__": f"``{GAME_NAMES[spec.name]}``."}
+    return type(name, (DominoGame,), {**namespace, "__module__": __name__})
 
 
-class MexicanTrainGame(DominoGame):
-    """``python_mexican_train``."""
-
-    def __init__(self, params: dict[str, Any] | None = None) -> None:
-        super().__init__(GAMES["mexican_train"], params)
-
+GAME_CLASSES: dict[str, type[DominoGame]] = {
+    name: _game_class(spec) for name, spec in GAMES.items()
+}
+"""Each game's OpenSpiel game class by our game's name (``SpinnerGame``,
+``MexicanTrainGame``: importable from this module by those names)."""
+globals().update({cls.__name__: cls for cls in GAME_CLASSES.values()})
 
 # pyspiel keeps the registered creator past the interpreter's end: a class (unlike a
 # closure) is never freed then, which would need the GIL.
-for _game_class, _name in ((SpinnerGame, "spinner"), (MexicanTrainGame, "mexican_train")):
+for _name, _game_class_of_name in GAME_CLASSES.items():
     _type = _game_type(GAMES[_name])
     if _type.short_name not in pyspiel.registered_names():
-        pyspiel.register_game(_type, _game_class)
+        pyspiel.register_game(_type, _game_class_of_name)
 
 __all__ = [
+    "GAME_CLASSES",
     "GAME_NAMES",
     "DominoGame",
     "DominoObserver",
     "DominoState",
     "IllegalActionError",
-    "MexicanTrainGame",
-    "SpinnerGame",
+    *(cls.__name__ for cls in GAME_CLASSES.values()),
 ]

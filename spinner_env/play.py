@@ -29,18 +29,11 @@ from spinner_env.agents import Agent, make_agent
 from spinner_env.agents.base import AgentView, choose_move, choose_move_explained
 from spinner_env.core.match import MatchState, check_int
 from spinner_env.files import write_text_atomic
-from spinner_env.games import GAMES, GameSpec, game_spec
+from spinner_env.games import GAMES, GameSpec, default_game, game_spec
 from spinner_env.records import Record, Recorder, Seat, save_record
 
 HUMAN = "human"
 """The seat spec of a person."""
-
-HAND_WORD = {"spinner": "hand", "mexican_train": "round"}
-"""What each game calls one hand of its match (a Mexican Train match is 13 rounds, M2.2),
-so flags and output say it as the game's rules and its text render do."""
-
-HANDS_ARGUMENT = {"spinner": "num_hands", "mexican_train": "num_rounds"}
-"""The env argument that sets the length of a match, per game."""
 
 
 @dataclass
@@ -79,7 +72,7 @@ class Table:
         spec = game_spec(game)
         if not isinstance(seed, int) or seed < 0:
             raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-        rules = {} if hands is None else {HANDS_ARGUMENT[spec.name]: hands}
+        rules = {} if hands is None else {spec.hands_argument: hands}
         state = spec.new_state(len(seats), seed, **rules)
         table = cls._built(spec, list(seats), seed, state, [])
         # Checked once, here: a saved game's agents passed this when it was new, and a
@@ -114,7 +107,7 @@ class Table:
     @property
     def hand_word(self) -> str:
         """What the game calls a hand of its match: ``hand``, or ``round`` (Mexican Train)."""
-        return HAND_WORD[self.game.name]
+        return self.game.hand_word
 
     @property
     def humans(self) -> list[int]:
@@ -287,7 +280,9 @@ def _command(
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--game", default="spinner", choices=list(GAMES), help="the game to play")
+    parser.add_argument(
+        "--game", default=default_game().name, choices=list(GAMES), help="the game to play"
+    )
     parser.add_argument("--players", type=int, default=2, help="how many seats (2 to 8)")
     parser.add_argument("--seat", type=int, nargs="+", default=[0], help="your seat(s)")
     parser.add_argument(

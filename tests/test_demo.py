@@ -1,11 +1,12 @@
-"""``make demo`` (``python -m spinner_env.demo``): a legend of the tables' terms first, the
-first hand in full and one line for every later hand; ``--full`` shows every hand."""
+"""``make demo`` (``python -m spinner_env.games.spinner.demo``): a legend of the tables'
+terms first, the first hand in full and one line for every later hand; ``--full`` shows
+every hand."""
 
 from __future__ import annotations
 
 import re
 
-from spinner_env.demo import LEGEND, main
+from spinner_env.games.spinner.demo import LEGEND, main
 
 
 def demo(capsys, argv: list[str]) -> str:

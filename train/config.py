@@ -33,7 +33,7 @@ from spinner_env.agents import COMMITTED, committed_policy
 from spinner_env.agents.features import ActionPrior, ObservationFeatures, Residual
 from spinner_env.agents.policy import read_header
 
-from spinner_env.games import GAMES, game_spec
+from spinner_env.games import default_game, game_spec
 from spinner_env.suggest import did_you_mean
 
 T = TypeVar("T")
@@ -338,7 +338,7 @@ class TrainConfig:
     command: str | None = None
     """The command the config is for, one of :data:`COMMANDS` (every shipped config names
     its own): the other commands refuse it (:func:`load_config`). None: any command."""
-    game: str = "spinner"
+    game: str = field(default_factory=lambda: default_game().name)
     env: dict[str, Any] = field(default_factory=dict)
     skip_forced: bool = False
     seed: int = 0
@@ -380,12 +380,10 @@ class TrainConfig:
         _at_least("n_envs", self.n_envs, 1)
         _at_least("torch_threads", self.torch_threads, 1)
         _at_least("checkpoint_every", self.checkpoint_every, 0)
-        if self.game not in GAMES:
-            raise ValueError(
-                f"game: unknown game {self.game!r}{did_you_mean(self.game, GAMES)}: "
-                f"one of {', '.join(GAMES)}"
-            )
-        spec = game_spec(self.game)
+        try:
+            spec = game_spec(self.game)
+        except ValueError as err:
+            raise ValueError(f"game: {err}") from None
         spec.raw_env(num_players=self.num_players)  # the game knows its player counts
         try:
             # ... and checks its own arguments: rules, reward, episode.

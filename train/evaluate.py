@@ -75,7 +75,7 @@ from spinner_env.train.executor import SERIAL, Executor, one_thread_each
 
 from spinner_env.extras import require
 from spinner_env.files import atomic_write, write_text_atomic
-from spinner_env.games import GAMES, GameSpec, game_spec
+from spinner_env.games import GAMES, GameSpec, default_game, game_spec
 from spinner_env.records import Record, Recorder, Seat, save_record
 
 Z95 = 1.96
@@ -720,7 +720,7 @@ def tournament(
     num_players: int = 2,
     matches: int = 100,
     seed: int = 0,
-    game: str = "spinner",
+    game: str | None = None,
     rules: dict[str, Any] | None = None,
     progress: bool = True,
     first_only: bool = False,
@@ -785,7 +785,7 @@ def tournament(
 PANEL_JITTERS = ((0.25, 1), (0.5, 2), (1.0, 3))
 """(jitter, seed) of the default panel's jittered ``heuristic`` and ``expert`` players."""
 STYLE_PANELS: dict[str, tuple[str, ...]] = {
-    game: (
+    name: (
         "random",
         "greedy",
         "heuristic",
@@ -795,33 +795,14 @@ STYLE_PANELS: dict[str, tuple[str, ...]] = {
             for player in ("heuristic", "expert")
             for j, s in PANEL_JITTERS
         ),
-        *search,
+        *game.panel_searchers,
     )
-    for game, search in (
-        (
-            "spinner",
-            (
-                "pimc:determinizations=4",
-                "pimc:determinizations=16",
-                "ismcts:iterations=50",
-                "ismcts:iterations=200",
-            ),
-        ),
-        (
-            "mexican_train",
-            (
-                "pimc:determinizations=4",
-                "pimc:determinizations=12",
-                "ismcts:iterations=30",
-                "ismcts:iterations=100",
-            ),
-        ),
-    )
+    for name, game in GAMES.items()
 }
 """The default robustness panel of each game (``--styles`` alone): the baselines, the
 game's hand-written players, the same with jittered weights (:mod:`spinner_env.agents.jittered`),
-and the search players at a small and a larger iteration budget each (seeded, so
-reproducible; Mexican Train's a little smaller, its matches being longer)."""
+and the search players at a small and a larger budget each, as the game's record gives
+them (``panel_searchers``: seeded, so reproducible)."""
 
 
 @dataclass
@@ -941,7 +922,7 @@ def robustness_panel(
     num_players: int = 2,
     matches: int = 100,
     seed: int = 0,
-    game: str = "spinner",
+    game: str | None = None,
     rules: dict[str, Any] | None = None,
     progress: bool = True,
     *,
@@ -1017,7 +998,10 @@ def main(argv: Sequence[str] | None = None) -> Report | PanelReport:
         "--seed", type=int, default=0, help="the seed the deals are dealt from (default 0)"
     )
     parser.add_argument(
-        "--game", default="spinner", choices=sorted(GAMES), help="the game (default spinner)"
+        "--game",
+        default=default_game().name,
+        choices=sorted(GAMES),
+        help=f"the game (default {default_game().name})",
     )
     parser.add_argument(
         "--rule",

@@ -49,6 +49,14 @@ class GameSpec:
     """The Gymnasium id of its single-agent view (``spinner_env/Spinner-v0``)."""
     aec_id: str
     """The PettingZoo registry id of its AEC env (``spinner_env/spinner-v0``)."""
+    hand_word: str
+    """What the game calls one hand of its match (``hand``; a Mexican Train match is 13
+    ``round``s, M2.2), so flags and output say it as its rules and text picture do."""
+    hands_argument: str
+    """The env argument that sets how many hands a match has (``num_hands``)."""
+    panel_searchers: tuple[str, ...]
+    """The search players of its default robustness panel (``spinner-evaluate --styles``),
+    at a small and a larger budget each, as its matches' length affords them."""
     random_rules: Callable[[random.Random, int], Any]
     """``random_rules(rng, num_players)``: rules with random variants (the fuzzers')."""
     env_path: str

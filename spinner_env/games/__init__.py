@@ -15,6 +15,7 @@ from typing import Any
 
 from spinner_env.core.game import COMPILED_KINDS, CompiledPlayer, GameSpec
 from spinner_env.games import mexican_train, spinner
+from spinner_env.suggest import did_you_mean
 
 GAMES: dict[str, GameSpec] = {
     game.name: game
@@ -52,12 +53,17 @@ def per_game_subclasses(base: type, suffix: str, module: str) -> dict[str, type]
     return classes
 
 
-def game_spec(name: str) -> GameSpec:
-    """The game called ``name``; ValueError naming the games for any other."""
+def game_spec(name: str | None) -> GameSpec:
+    """The game called ``name`` (None: :func:`default_game`); ValueError naming the games
+    for any other."""
+    if name is None:
+        return default_game()
     try:
         return GAMES[name]
     except KeyError:
-        raise ValueError(f"unknown game {name!r}: one of {', '.join(GAMES)}") from None
+        raise ValueError(
+            f"unknown game {name!r}{did_you_mean(name, GAMES)}: one of {', '.join(GAMES)}"
+        ) from None
 
 
 def game_of(rules_or_state: Any) -> GameSpec:

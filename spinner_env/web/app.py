@@ -53,9 +53,9 @@ from pydantic import BaseModel, Field
 from spinner_env.agents import BASELINES, make_agent
 from spinner_env.agents.base import AgentView, choose_move_explained
 from spinner_env.core.match import Draw, MatchState, Pass
-from spinner_env.games import GAMES, GameSpec
+from spinner_env.games import GAMES, GameSpec, default_game
 from spinner_env.picture import table_scene, to_svg
-from spinner_env.play import HAND_WORD, HUMAN, Table, seat_specs
+from spinner_env.play import HUMAN, Table, seat_specs
 from spinner_env.records import MAX_RECORD_BYTES, Record, save_record
 from spinner_env.web.store import GameStore, RecordShelf, UnknownGameError, UnknownRecordError
 
@@ -63,7 +63,7 @@ STATIC = Path(__file__).parent / "static"
 
 
 class NewGame(BaseModel):
-    game: str = "spinner"
+    game: str = Field(default_factory=lambda: default_game().name)
     players: int = Field(2, ge=2, le=8)
     seat: int = Field(0, ge=0)
     opponents: list[str] = Field(default_factory=lambda: ["heuristic"], min_length=1)
@@ -131,7 +131,8 @@ def create_app(
 
     @app.get("/api/options")
     def options() -> dict[str, Any]:
-        return {"games": list(GAMES), "hand_words": HAND_WORD, "agents": agent_choices}
+        hand_words = {name: game.hand_word for name, game in GAMES.items()}
+        return {"games": list(GAMES), "hand_words": hand_words, "agents": agent_choices}
 
     @app.post("/api/games", status_code=201)
     def new_game(request: NewGame) -> dict[str, Any]:

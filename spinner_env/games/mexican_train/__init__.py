@@ -4,7 +4,7 @@
   imports.
 - ``encoding.py``: action ids and observation vectors; ``env.py``: the PettingZoo env
   (``spinner_env.mexican_train_v0`` gathers both under the versioned name).
-- ``text.py``: the text picture.
+- ``text.py``: the text picture; ``board.py``: the board in pictures and on the web page.
 - ``batched.py``: the rules as numba-compiled loops over game records, held to
   ``rules.py`` decision by decision; ``batched_players.py``, ``batched_expert.py`` and
   ``batched_plan.py``: the compiled players (random, greedy, heuristic, expert) and the
@@ -39,6 +39,14 @@ GAME = GameSpec(
     render_text=render_mexican_train,
     gym_id="spinner_env/MexicanTrain-v0",
     aec_id="spinner_env/mexican_train-v0",
+    hand_word="round",
+    hands_argument="num_rounds",
+    panel_searchers=(  # a little smaller than Spinner's: its matches are longer
+        "pimc:determinizations=4",
+        "pimc:determinizations=12",
+        "ismcts:iterations=30",
+        "ismcts:iterations=100",
+    ),
     random_rules=_random_rules,
     env_path="spinner_env.games.mexican_train.env:raw_env",
     engine_path="spinner_env.games.mexican_train.batched:BatchedMexicanTrain",

@@ -3,7 +3,8 @@
 - ``rules.py``: the rules engine (``SpinnerRules``, ``SpinnerState``), no RL imports.
 - ``encoding.py``: action ids and observation vectors; ``env.py``: the PettingZoo env
   (``spinner_env.spinner_v0`` gathers both under the versioned name).
-- ``text.py``: the text picture.
+- ``text.py``: the text picture; ``board.py``: the board in pictures and on the web page;
+  ``demo.py``: a whole match played and shown in the terminal (``spinner-demo``).
 - ``batched.py``: the rules as numba-compiled loops over game records, held to
   ``rules.py`` decision by decision; ``batched_heuristic.py`` and ``batched_players.py``:
   the compiled players (random, greedy, heuristic, expert); ``weights.py``: their
@@ -39,6 +40,14 @@ GAME = GameSpec(
     render_text=render_spinner,
     gym_id="spinner_env/Spinner-v0",
     aec_id="spinner_env/spinner-v0",
+    hand_word="hand",
+    hands_argument="num_hands",
+    panel_searchers=(
+        "pimc:determinizations=4",
+        "pimc:determinizations=16",
+        "ismcts:iterations=50",
+        "ismcts:iterations=200",
+    ),
     random_rules=_random_rules,
     env_path="spinner_env.games.spinner.env:raw_env",
     engine_path="spinner_env.games.spinner.batched:BatchedSpinner",

@@ -1,7 +1,7 @@
 """Play and render a whole Spinner match between masked random players, in the terminal.
 
-    python -m spinner_env.demo --players 4 --seed 0
-    python -m spinner_env.demo --players 2 --every-move
+    python -m spinner_env.games.spinner.demo --players 4 --seed 0
+    python -m spinner_env.games.spinner.demo --players 2 --every-move
 
 A legend first says what the table's terms mean; then the first hand is shown as it
 starts and as it ends, and every later hand in one line (``--full`` shows each hand's
