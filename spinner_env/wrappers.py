@@ -39,7 +39,6 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from spinner_env.agents import make_agent
 from spinner_env.core.encoding import Encoding, action_id, check_choice, checked_seed
 from spinner_env.games import GAMES
 
@@ -264,4 +263,7 @@ def single_agent_env(
 
 
 def _named_opponent(spec: str, encoding: Encoding) -> Opponent:
+    # Imported here: the agents (and torch, for trained ones) load only when named.
+    from spinner_env.agents import make_agent
+
     return make_agent(spec, encoding=encoding)
