@@ -11,7 +11,8 @@ player with options, ``name:key=value,key=value`` (``ismcts:time=0.1``,
 ``pimc:determinizations=20,rollout=random``; see :mod:`spinner_env.agents.search`), a
 hand-written player with jittered weights, ``heuristic:jitter=0.2,seed=3`` or ``expert:...``
 (:mod:`spinner_env.agents.jittered`), or an OpenSpiel bot, ``openspiel:ismcts,simulations=200``
-(:mod:`spinner_env.agents.openspiel`).
+(:mod:`spinner_env.agents.openspiel`). The spec reader is :mod:`spinner_env.agents.specs`;
+loading this package loads the search players, which add ``pimc`` and ``ismcts`` to it.
 """
 
 from __future__ import annotations
