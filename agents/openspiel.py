@@ -21,6 +21,7 @@ import numpy as np
 import pyspiel
 from open_spiel.python.algorithms import ismcts, mcts
 from spinner_env.agents.base import Agent, EngineView, GameView
+from spinner_env.agents.options import parse_options
 
 from spinner_env import openspiel
 from spinner_env.games import GameSpec, game_of
@@ -114,8 +115,6 @@ class ISMCTSBot(ismcts.ISMCTSBot):
 def parse_bot(options: str) -> tuple[str, dict[str, str], dict[str, Any]]:
     """``BOT,key=value,...``: the bot's name, the options given, and every setting;
     ValueError naming what is wrong."""
-    from spinner_env.agents import parse_options
-
     bot, _, rest = options.partition(",")
     bot = bot.strip()
     if bot not in BOTS:

@@ -92,6 +92,7 @@ from typing import Any
 
 import numpy as np
 from spinner_env.agents.base import Agent, AgentView, EngineView, GameView, MoveView
+from spinner_env.agents.specs import SEARCH_PLAYERS, make_agent
 
 from spinner_env.belief import Belief
 from spinner_env.core.encoding import Encoding, hand_score_difference, zero_sum_outcome
@@ -278,8 +279,6 @@ class SearchAgent(Agent):
         self.name = name or self.OPTIONS.NAME
         self._rollout_agent: Agent | None = None
         if self.options.rollout != "random":
-            from spinner_env.agents import make_agent  # agents/__init__ imports this module
-
             self._rollout_agent = make_agent(self.options.rollout)
         if self.options.cutoff is not None:
             self._check_value_head()
@@ -341,7 +340,8 @@ class SearchAgent(Agent):
         batched = self._compiled.get(game.rules)  # type: ignore[attr-defined]
         if batched is None:
             return False
-        from spinner_env.batched.policy_rollout import PolicyRollouts  # loaded with batched
+        # numba is only needed for the batched engine.
+        from spinner_env.batched.policy_rollout import PolicyRollouts
 
         return isinstance(batched, PolicyRollouts)
 
@@ -385,6 +385,7 @@ class SearchAgent(Agent):
             batched = agent.batched_twin(rules)
         if batched is None:
             return None
+        # numba is only needed for the batched engine.
         from spinner_env.batched.policy_rollout import PolicyRollouts
 
         return PolicyRollouts(
@@ -717,6 +718,10 @@ def make_search_agent(name: str, options: Mapping[str, str], seed: int | None = 
     cls = SEARCH_AGENTS[name]
     label = name + (":" + ",".join(f"{k}={v}" for k, v in options.items()) if options else "")
     return cls(cls.OPTIONS.parse(options), seed=seed, name=label)
+
+
+# make_agent builds these by name (specs cannot import this module: its docstring says why).
+SEARCH_PLAYERS.update(dict.fromkeys(SEARCH_AGENTS, make_search_agent))
 
 
 __all__ = [

@@ -36,6 +36,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
 Item = TypeVar("Item")
@@ -139,8 +140,6 @@ def add_arguments(parser: argparse.ArgumentParser, what: str) -> None:
 def one_thread_each() -> None:
     """One thread for torch and numpy's BLAS: agents decide one position at a time, where
     extra threads only wait (and on a busy machine, spin)."""
-    from threadpoolctl import threadpool_limits
-
     threadpool_limits(1, user_api="blas")
     if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(1)
