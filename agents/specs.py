@@ -31,17 +31,18 @@ BASELINES: dict[str, type[Agent]] = {
 }
 
 CHECKPOINTS = Path(__file__).parent / "checkpoints"
-COMMITTED: dict[str, str] = {
-    "spinner_2p": "spinner",
-    "spinner_4p": "spinner",
-    "spinner_4p_residual": "spinner",
-    "mexican_train_4p": "mexican_train",
-    "mexican_train_2p": "mexican_train",
-    "spinner_2p_policy_iteration": "spinner",
-    "spinner_2p_clone": "spinner",
-    "spinner_4p_clone": "spinner",
-}
-"""The committed policies (``checkpoints/<name>.safetensors``) by name, and each one's game."""
+COMMITTED: tuple[str, ...] = (
+    "spinner_2p",
+    "spinner_4p",
+    "spinner_4p_residual",
+    "mexican_train_4p",
+    "mexican_train_2p",
+    "spinner_2p_policy_iteration",
+    "spinner_2p_clone",
+    "spinner_4p_clone",
+)
+"""The committed policies by name (``checkpoints/<name>.safetensors``); each file's header
+says its game (``spinner_env.agents.policy.read_header``)."""
 DEFAULT_CHECKPOINT = CHECKPOINTS / "spinner_2p.safetensors"
 """The committed 2-player Spinner policy; the spec ``checkpoint`` names it."""
 

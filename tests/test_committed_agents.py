@@ -5,17 +5,15 @@ from __future__ import annotations
 
 import pytest
 from spinner_env.agents import CHECKPOINTS, COMMITTED, make_agent
-from spinner_env.agents.policy import PolicyAgent, load_policy
+from spinner_env.agents.policy import PolicyAgent, load_policy, read_header
 from spinner_env.train.evaluate import tournament
 
-from spinner_env.games import game_spec
-
-ONE_HAND = {"spinner": {"num_hands": 1}, "mexican_train": {"num_rounds": 1}}
+from spinner_env.games import game_named_in_files
 
 
 @pytest.mark.parametrize("name", sorted(COMMITTED))
 def test_a_committed_policy_loads_by_name_and_plays_legal_moves_in_its_game(name):
-    game = game_spec(COMMITTED[name])
+    game = game_named_in_files(read_header(CHECKPOINTS / f"{name}.safetensors").game)
     agent = make_agent(name, seed=0, encoding=game.encoding)
     assert isinstance(agent, PolicyAgent) and agent.name == name
     header = load_policy(CHECKPOINTS / f"{name}.safetensors")[1]
@@ -26,7 +24,7 @@ def test_a_committed_policy_loads_by_name_and_plays_legal_moves_in_its_game(name
         1,
         seed=3,
         game=game.name,
-        rules=ONE_HAND[game.name],
+        rules={game.hands_argument: 1},
         progress=False,
         first_only=True,
     )

@@ -26,7 +26,6 @@ REGISTRY = {
     *(f"spinner_env/{game.env_name}.py" for game in GAMES.values()),
 }
 STILL_NAMING_GAMES = {
-    "agents/__init__.py": "the committed policies' games",
     "agents/expert.py": "Spinner's expert",
     "agents/heuristic.py": "Spinner's heuristic, Mexican Train's by delegation",
     "agents/mexican_train_expert.py": "Mexican Train's expert",
