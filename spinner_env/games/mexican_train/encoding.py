@@ -1,19 +1,11 @@
-"""Mexican Train's encoding: action ids and observation vectors (``mexican_train_v0``'s spaces).
-
-
-    from spinner_env import mexican_train_v0
-    env = mexican_train_v0.env(num_players=4)
-    env.reset(seed=0)
-    for agent in env.agent_iter():
-        obs, reward, termination, truncation, info = env.last()
-        action = None if termination or truncation else choose(obs["action_mask"])
-        env.step(action)
+"""Mexican Train's encoding: action ids and observation vectors (``mexican_train_v0``'s).
 
 Actions: one id per (train, tile) placement, then draw, then pass. Trains are named from
-the seat of the player to act, as the engine's :class:`~spinner_env.games.mexican_train.rules.Place`
-names them: slot 0 is the own train, slot k the train of the player k seats clockwise
-(slots 1-7, those past the last player never legal), slot 8 the Mexican train; the id of
-tile t on slot k is ``k * 91 + t.index``. Observations: a float32 vector laid out by
+the seat of the player to act, as the engine's
+:class:`~spinner_env.games.mexican_train.rules.Place` names them: slot 0 is the own
+train, slot k the train of the player k seats clockwise (slots 1-7, those past the last
+player never legal), slot 8 the Mexican train; the id of tile t on slot k is
+``k * 91 + t.index``. Observations: a float32 vector laid out by
 ``OBSERVATION_LAYOUT`` (the docs' Environments page tables it), with seats relative to
 the observer and padded to 8 players, as in ``spinner_v0``.
 """

@@ -8,13 +8,8 @@
         action = None if termination or truncation else choose(obs["action_mask"])
         env.step(action)
 
-Actions: one id per (train, tile) placement, then draw, then pass. Trains are named from
-the seat of the player to act, as the engine's :class:`~spinner_env.games.mexican_train.rules.Place`
-names them: slot 0 is the own train, slot k the train of the player k seats clockwise
-(slots 1-7, those past the last player never legal), slot 8 the Mexican train; the id of
-tile t on slot k is ``k * 91 + t.index``. Observations: a float32 vector laid out by
-``OBSERVATION_LAYOUT`` (the docs' Environments page tables it), with seats relative to
-the observer and padded to 8 players, as in ``spinner_v0``.
+Its actions and observations are those of :mod:`spinner_env.games.mexican_train.encoding`, whose
+names this module offers too: it is the user's page, as PettingZoo's env modules are.
 """
 
 from __future__ import annotations
@@ -22,30 +17,9 @@ from __future__ import annotations
 from typing import Any
 
 from spinner_env.aec import DominoAECEnv, make_wrapped
-from spinner_env.games.mexican_train.encoding import (  # the env module is the user's page
-    ACTIONS,
-    DRAW_ACTION,
-    ENCODING,
-    MAX_HAND_POINTS,
-    MAX_PLAYERS,
-    MEXICAN_SLOT,
-    NUM_ACTIONS,
-    NUM_SLOTS,
-    NUM_TILES,
-    OBSERVATION_BOUNDS,
-    OBSERVATION_HIGH,
-    OBSERVATION_LAYOUT,
-    OBSERVATION_LOW,
-    OBSERVATION_SIZE,
-    OBSERVATION_SLICES,
-    PASS_ACTION,
-    PLACEMENTS,
-    STATE_SIZE,
-    MexicanTrainEncoding,
-    Place,
-    action_to_move,
-    move_to_action,
-)
+from spinner_env.games.mexican_train import encoding
+from spinner_env.games.mexican_train.encoding import *  # noqa: F403 (the names users import)
+from spinner_env.games.mexican_train.encoding import ENCODING
 from spinner_env.games.mexican_train.rules import NUM_ROUNDS, MexicanTrainRules, MexicanTrainState
 from spinner_env.games.mexican_train.text import render_mexican_train
 
@@ -95,29 +69,4 @@ class raw_env(DominoAECEnv):
 
 env = make_wrapped(raw_env)
 
-__all__ = [
-    "ACTIONS",
-    "DRAW_ACTION",
-    "ENCODING",
-    "MAX_HAND_POINTS",
-    "MAX_PLAYERS",
-    "MEXICAN_SLOT",
-    "NUM_ACTIONS",
-    "NUM_SLOTS",
-    "NUM_TILES",
-    "OBSERVATION_BOUNDS",
-    "OBSERVATION_HIGH",
-    "OBSERVATION_LAYOUT",
-    "OBSERVATION_LOW",
-    "OBSERVATION_SIZE",
-    "OBSERVATION_SLICES",
-    "PASS_ACTION",
-    "PLACEMENTS",
-    "STATE_SIZE",
-    "MexicanTrainEncoding",
-    "Place",
-    "action_to_move",
-    "env",
-    "move_to_action",
-    "raw_env",
-]
+__all__ = [*encoding.__all__, "env", "raw_env"]

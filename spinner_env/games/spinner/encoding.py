@@ -1,14 +1,5 @@
 """Spinner's encoding: action ids and observation vectors (``spinner_v0``'s spaces).
 
-
-    from spinner_env import spinner_v0
-    env = spinner_v0.env(num_players=4)
-    env.reset(seed=0)
-    for agent in env.agent_iter():
-        obs, reward, termination, truncation, info = env.last()
-        action = None if termination or truncation else choose(obs["action_mask"])
-        env.step(action)
-
 Actions: one id per placement that can ever be legal (``ACTIONS``: tile, end value it
 goes on, value it leaves open), then draw, then pass. Observations: a float32 vector
 laid out by ``OBSERVATION_LAYOUT`` (the docs' Environments page tables it), with seats

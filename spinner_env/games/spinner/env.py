@@ -8,10 +8,8 @@
         action = None if termination or truncation else choose(obs["action_mask"])
         env.step(action)
 
-Actions: one id per placement that can ever be legal (``ACTIONS``: tile, end value it
-goes on, value it leaves open), then draw, then pass. Observations: a float32 vector
-laid out by ``OBSERVATION_LAYOUT`` (the docs' Environments page tables it), with seats
-relative to the observer and padded to 8 players, so one policy fits every player count.
+Its actions and observations are those of :mod:`spinner_env.games.spinner.encoding`, whose
+names this module offers too: it is the user's page, as PettingZoo's env modules are.
 """
 
 from __future__ import annotations
@@ -19,29 +17,9 @@ from __future__ import annotations
 from typing import Any
 
 from spinner_env.aec import DominoAECEnv, make_wrapped
-from spinner_env.games.spinner.encoding import (  # the env module is the user's page
-    ACTIONS,
-    DRAW_ACTION,
-    ENCODING,
-    MAX_HAND_POINTS,
-    MAX_PLAYERS,
-    MAX_UNFILLED,
-    NUM_ACTIONS,
-    NUM_TILES,
-    OBSERVATION_BOUNDS,
-    OBSERVATION_HIGH,
-    OBSERVATION_LAYOUT,
-    OBSERVATION_LOW,
-    OBSERVATION_SIZE,
-    OBSERVATION_SLICES,
-    PASS_ACTION,
-    STATE_SIZE,
-    Place,
-    PlacedTiles,
-    SpinnerEncoding,
-    action_to_move,
-    move_to_action,
-)
+from spinner_env.games.spinner import encoding
+from spinner_env.games.spinner.encoding import *  # noqa: F403 (the names users import)
+from spinner_env.games.spinner.encoding import ENCODING
 from spinner_env.games.spinner.rules import MAX_HANDS, SpinnerRules, SpinnerState
 from spinner_env.games.spinner.text import render_spinner
 
@@ -99,28 +77,4 @@ class raw_env(DominoAECEnv):
 
 env = make_wrapped(raw_env)
 
-__all__ = [
-    "ACTIONS",
-    "DRAW_ACTION",
-    "ENCODING",
-    "MAX_HAND_POINTS",
-    "MAX_PLAYERS",
-    "MAX_UNFILLED",
-    "NUM_ACTIONS",
-    "NUM_TILES",
-    "OBSERVATION_BOUNDS",
-    "OBSERVATION_HIGH",
-    "OBSERVATION_LAYOUT",
-    "OBSERVATION_LOW",
-    "OBSERVATION_SIZE",
-    "OBSERVATION_SLICES",
-    "PASS_ACTION",
-    "STATE_SIZE",
-    "Place",
-    "PlacedTiles",
-    "SpinnerEncoding",
-    "action_to_move",
-    "env",
-    "move_to_action",
-    "raw_env",
-]
+__all__ = [*encoding.__all__, "env", "raw_env"]
