@@ -3,9 +3,10 @@
 Wall-clock rates on a shared machine move by tens of percent from run to run; an
 instruction count barely moves, so this is how to compare two versions of the loop, or
 ``spinner_v0`` with ``connect_four_v3``, on a busy machine. It runs the AEC loop of
-``bench_aec.py`` (``spinner_v0``, ``connect_four_v3``) and the batched engine's loop of
-``bench_speed.py`` (B = 1024) for 0 and for N decisions under callgrind and divides the
-difference by N, so imports and start-up cancel out. Numba compiles for a fixed CPU
+``bench_aec.py`` (``spinner_v0``, ``mexican_train_v0``, ``connect_four_v3``) and the
+batched engines' loop of ``bench_speed.py`` (B = 1024, Spinner and Mexican Train) for 0
+and for N decisions under callgrind and divides the difference by N, so imports and
+start-up cancel out. Numba compiles for a fixed CPU
 (``NUMBA_CPU_NAME=haswell``, AVX2: valgrind runs no AVX-512), so that a first run outside
 valgrind fills the cache the counted runs load. Needs valgrind (``apt-get install
 valgrind``).
@@ -47,6 +48,14 @@ ENVS = {
     "from spinner_env.games.spinner.rules import SpinnerRules\n"
     "engine = BatchedSpinner(1024, SpinnerRules(num_players={players}))\n"
     "print(play_batched(engine, {decisions})['decisions'])",
+    "mexican_train_v0": "from bench_aec import play_decisions\n"
+    "from spinner_env import mexican_train_v0\n"
+    "print(play_decisions(lambda: mexican_train_v0.env(num_players={players}), {decisions}))",
+    "batched MT B=1024": "from bench_speed import play_batched\n"
+    "from spinner_env.batched import BatchedMexicanTrain\n"
+    "from spinner_env.games import GAMES\n"
+    "rules = GAMES['mexican_train'].rules_class(num_players={players})\n"
+    "print(play_batched(BatchedMexicanTrain(1024, rules), {decisions})['decisions'])",
 }
 BATCHED_DECISIONS = 200 * 1024
 """Decisions counted for the batched engine (the AEC loops take ``--decisions``)."""
