@@ -157,6 +157,47 @@ def test_console_scripts_run_from_the_installed_wheel(installed, tmp_path, scrip
     assert "usage:" in done.stdout
 
 
+SHIPPED_PRODUCT = """
+import numpy as np
+from importlib.metadata import entry_points
+
+from spinner_env.agents import COMMITTED, make_agent
+from spinner_env.agents.policy import read_header
+from spinner_env.agents.specs import CHECKPOINTS
+from spinner_env.games import game_named_in_files
+from spinner_env.train.config import load_config, shipped_configs
+
+for name in COMMITTED:  # every shipped agent plays a legal move of its own game
+    game = game_named_in_files(read_header(CHECKPOINTS / f"{name}.safetensors").game)
+    env = game.env_module.env(num_players=2)
+    env.reset(seed=0)
+    obs, *_ = env.last()
+    agent = make_agent(name, seed=0, encoding=game.encoding)
+    action = agent.act(obs["observation"], obs["action_mask"], None)
+    assert obs["action_mask"][action] == 1, (name, action)
+commands = {script.name for script in entry_points(group="console_scripts")}
+for name in shipped_configs():  # every shipped config loads, checked, for a command we install
+    config = load_config(name)
+    assert config.command in commands, (name, config.command)
+print(len(COMMITTED), len(shipped_configs()))
+"""
+
+
+def test_the_wheel_plays_every_shipped_agent_and_loads_every_shipped_config(installed, tmp_path):
+    """Issue 52: what ships works from a non-editable install, and research/ is not in it."""
+    python, _ = installed
+    done = subprocess.run(
+        [str(python), "-c", SHIPPED_PRODUCT], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    agents, configs = map(int, done.stdout.split())
+    assert agents >= 8 and configs >= 10
+    files = subprocess.run(
+        [str(python), "-c", LIST_INSTALLED_FILES], cwd=tmp_path, capture_output=True, text=True
+    ).stdout.split()
+    assert not [name for name in files if "research" in name]
+
+
 def test_a_shipped_config_is_found_by_name_outside_a_checkout(installed, tmp_path):
     """``spinner-exploit`` reads its default config, ``exploit``, from the wheel; the bad
     target is what it then refuses."""
