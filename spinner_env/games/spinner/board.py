@@ -394,26 +394,31 @@ def _fittest(tables: Sequence[_Table | None]) -> tuple[float, TableLayout]:
 
 
 class _GrowingTables:
-    """The latest layouts laid at every size, so that the next layout, one tile longer,
-    lays only its new tile at each size (:func:`lay_out` keeps a shorter layout's spots).
-    A layout's tables are taken out to lay the next tile on them, so one thread at a time
-    holds them; a layout asked for again after that, or one with no shorter layout here,
-    is laid afresh."""
+    """The latest layouts laid at every size, so that a longer layout of the same hand
+    lays only its new tiles at each size (:func:`lay_out` keeps a shorter layout's spots).
+    A shorter layout is looked for up to ``behind`` tiles back (a page draws the table
+    after the agents' moves, not after the person's). A layout's tables are taken out to
+    lay the next tiles on them, so one thread at a time holds them; a layout asked for
+    again after that, or one with no shorter layout here, is laid afresh."""
 
-    def __init__(self, held: int) -> None:
+    def __init__(self, held: int, behind: int) -> None:
         self.held = held
+        self.behind = behind
         self.lock = threading.Lock()
         self.tables: OrderedDict[tuple[Placed, ...], list[_Table | None]] = OrderedDict()
 
     def fit(self, layout: tuple[Placed, ...]) -> tuple[float, TableLayout]:
         """:func:`fit_layout_exhaustively`'s answer for ``layout``."""
+        shorter, laid = None, 0
         with self.lock:
-            shorter = self.tables.pop(layout[:-1], None)
+            for laid in range(len(layout) - 1, max(0, len(layout) - 1 - self.behind), -1):
+                shorter = self.tables.pop(layout[:laid], None)
+                if shorter is not None:
+                    break
         if shorter is None:
             tables = [_laid(layout, board_grid(side)) for side in HALF_SIDES]
         else:  # None stays None: a longer layout does not fit where a shorter one did not
-            index, placed = len(layout) - 1, layout[-1]
-            tables = [t if t is None or t.lay(index, placed) else None for t in shorter]
+            tables = [_grown(t, layout, laid) for t in shorter]
         fitted = _fittest(tables)  # before another thread may take the tables to grow them
         with self.lock:
             self.tables[layout] = tables
@@ -422,14 +427,23 @@ class _GrowingTables:
         return fitted
 
 
-_GROWING = _GrowingTables(held=64)
-"""Enough for a server's games (64 at most) to each keep its latest layout between moves."""
+def _grown(table: _Table | None, layout: Sequence[Placed], laid: int) -> _Table | None:
+    """``table``, holding ``layout[:laid]``, with the rest of ``layout`` laid on it."""
+    for index in range(laid, len(layout)):
+        if table is None or not table.lay(index, layout[index]):
+            return None
+    return table
+
+
+_GROWING = _GrowingTables(held=64, behind=8)
+"""Enough for a server's games (64 at most) to each keep its latest layout between moves;
+eight tiles back: a round of eight players."""
 
 
 @lru_cache(maxsize=64)  # the web board and rgb_array draw a state more than once
 def fit_layout(layout: tuple[Placed, ...]) -> tuple[float, TableLayout]:
-    """What :func:`fit_layout_exhaustively` answers, laying only the new tile at each size
-    where the layout one tile shorter was laid before (a game's layouts grow a tile at a
+    """What :func:`fit_layout_exhaustively` answers, laying only the new tiles at each size
+    where a layout a few tiles shorter was laid before (a game's layouts grow a tile at a
     time)."""
     return _GROWING.fit(layout)
 
