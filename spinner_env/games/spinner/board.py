@@ -66,7 +66,7 @@ Cell = int
 """A grid cell (x, y) as the one number ``x * COLUMN + y``: a layout takes and checks many
 cells, and numbers, unlike pairs, are no objects for the garbage collector to walk."""
 COLUMN = 1 << 12
-"""More than the grid's height (at most 140 units; see :func:`board_grid`)."""
+"""More than twice the grid's height (at most 116 units, -58 to 58: see :func:`board_grid`)."""
 
 
 def _across(heading: Step) -> tuple[Step, Step]:
@@ -198,7 +198,7 @@ def _shapes_at(x: int, y: int, heading: Step, double: bool) -> tuple[_Shape, ...
 
 # Laying a tile asks for the shapes at the same few ends many times over (every room
 # check): those of the latest ends are kept, and with them their boxes' cells (the grid's
-# 182 x 140 points, four headings, tile or double, are too many to keep them all).
+# 183 x 117 points, four headings, tile or double, are too many to keep them all).
 _shapes = lru_cache(maxsize=1 << 13)(_shapes_at)
 
 
