@@ -21,6 +21,7 @@ from spinner_env.games.spinner.board import (
     GridBox,
     TileSpot,
     fit_layout,
+    fit_layout_exhaustively,
     lay_out,
 )
 from spinner_env.games.spinner.rules import (
@@ -289,6 +290,36 @@ def test_a_longer_spinner_layout_keeps_the_spots_of_the_shorter():
     for k in (1, 5, len(state.layout) // 2):
         part = lay_out(state.layout[:k], bounds)
         assert part is not None and part.spots == whole.spots[:k]
+
+
+def test_fit_layout_is_the_exhaustive_fit_however_layouts_come():
+    """``fit_layout`` lays only a layout's new tiles on the tables of a layout a few tiles
+    shorter where it has them: over random hands of 2-8 players its answer is that of
+    laying the layout afresh at every size, with layouts coming in order of play, with
+    two continuations of the same layout (a move not played, on a copy), with every third
+    layout of a hand only, and with a hand's layouts again, in random order (no shorter
+    layout's tables at hand, or stale ones). Every eighth answer is checked: laying afresh
+    at every size is slow."""
+    rng = random.Random(7)
+    layouts, gaps = [], []
+    for seed, num_players in enumerate((2, 3, 5, 8)):
+        state = SpinnerState.new(SpinnerRules(num_players=num_players), seed=seed)
+        hand = []
+        while not state.hand_over:
+            legal = state.legal_moves()
+            if len(legal) > 1:
+                other = state.copy()
+                other.play_legal(legal[-1])
+                hand.append(tuple(other.layout))
+            state.play_legal(rng.choice(legal))
+            hand.append(tuple(state.layout))
+        layouts += hand
+        gaps += [layout for layout in hand if len(layout) % 3 == 0]
+    fit_layout.cache_clear()
+    for k, layout in enumerate(layouts + gaps + rng.sample(layouts, len(layouts) // 8)):
+        fitted = fit_layout.__wrapped__(layout)
+        if k % 8 == 0:
+            assert fitted == fit_layout_exhaustively(layout), layout
 
 
 def test_s4_4_a_double_opens_three_arms_drawn_on_three_sides():

@@ -103,6 +103,18 @@ def test_new_game_answers_at_the_persons_turn_with_the_engines_numbers(tmp_path,
     assert state["board"].startswith("<svg")
 
 
+def test_answers_are_gzipped_for_clients_that_accept_it(tmp_path):
+    """An 8-player answer carries a board per agent move: several hundred kB as text."""
+    c = client(tmp_path)
+    body = {"players": 8, "opponents": ["heuristic"], "seed": 3}
+    plain = c.post("/api/games", json=body, headers={"Accept-Encoding": "identity"})
+    zipped = c.post("/api/games", json=body, headers={"Accept-Encoding": "gzip"})
+    assert "content-encoding" not in plain.headers
+    assert zipped.headers["content-encoding"] == "gzip"
+    assert zipped.json()["steps"] == plain.json()["steps"]
+    assert zipped.num_bytes_downloaded * 4 < plain.num_bytes_downloaded
+
+
 def test_a_whole_match_plays_through_the_api(tmp_path):
     c = client(tmp_path)
     answer = new_game(c, players=3, opponents=["heuristic", "random"], hands=2)

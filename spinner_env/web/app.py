@@ -34,7 +34,8 @@ A state answer shows only what the seat may know (S2.5, M7): its own hand, every
 seat's tile count and total, the boneyard's size, the public layout and log. The board
 is the picture module's scene as SVG, so the page looks like ``render_mode="rgb_array"``.
 Answers that include agents' moves carry ``steps``: each agent move with the board
-after it, which the page shows one by one with a short delay.
+after it, which the page shows one by one with a short delay. Answers are gzipped for
+clients that accept it (browsers do).
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from typing import Any
 
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
+from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
@@ -114,6 +116,9 @@ def create_app(
     shelf = RecordShelf(records)
     agent_choices = [*BASELINES, "checkpoint", *checkpoints]
     app = FastAPI(title="spinner-env web game")
+    # An answer carries an SVG board per agent move (30-70 kB each); gzip sends about an
+    # eighth of that. zlib's default level: level 9 takes twice the time for 3% less.
+    app.add_middleware(GZipMiddleware, minimum_size=1000, compresslevel=6)
     app.state.store = store
     app.state.records_dir = records
     app.mount("/static", StaticFiles(directory=STATIC), name="static")

@@ -9,9 +9,13 @@ its waiting arms in orange (S5). :mod:`spinner_env.picture` draws the rest of th
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
+from itertools import chain, takewhile
+from typing import NamedTuple
 
 from spinner_env.core.text import counted
 from spinner_env.games.spinner.rules import Place, Placed, S, SpinnerState, SpinnerTile
@@ -58,6 +62,11 @@ Step = tuple[int, int]
 """A heading on the grid: (1, 0) east, (0, 1) south (y grows downwards, as on screen)."""
 EAST: Step = (1, 0)
 WEST: Step = (-1, 0)
+Cell = int
+"""A grid cell (x, y) as the one number ``x * COLUMN + y``: a layout takes and checks many
+cells, and numbers, unlike pairs, are no objects for the garbage collector to walk."""
+COLUMN = 1 << 12
+"""More than twice the grid's height (at most 116 units, -58 to 58: see :func:`board_grid`)."""
 
 
 def _across(heading: Step) -> tuple[Step, Step]:
@@ -66,7 +75,7 @@ def _across(heading: Step) -> tuple[Step, Step]:
     return (-dy, dx), (dy, -dx)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class GridBox:
     """The cells ``x0 <= x < x1``, ``y0 <= y < y1`` of the layout grid."""
 
@@ -79,8 +88,9 @@ class GridBox:
     def around(cls, x: int, y: int, half_w: int, half_h: int) -> GridBox:
         return cls(x - half_w, y - half_h, x + half_w, y + half_h)
 
-    def cells(self) -> list[tuple[int, int]]:
-        return [(x, y) for x in range(self.x0, self.x1) for y in range(self.y0, self.y1)]
+    def cells(self) -> tuple[Cell, ...]:
+        columns = range(self.x0 * COLUMN, self.x1 * COLUMN, COLUMN)
+        return tuple(chain.from_iterable(range(x + self.y0, x + self.y1) for x in columns))
 
     def within(self, bounds: GridBox) -> bool:
         return (
@@ -88,8 +98,14 @@ class GridBox:
             and bounds.y0 <= self.y0 and self.y1 <= bounds.y1
         )  # fmt: skip
 
+    def overlap_area(self, other: GridBox) -> int:
+        """How many cells the two boxes share."""
+        width = min(self.x1, other.x1) - max(self.x0, other.x0)
+        height = min(self.y1, other.y1) - max(self.y0, other.y0)
+        return max(0, width) * max(0, height)
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, slots=True)
 class LayoutEnd:
     """An open end on the table: the middle of the edge a tile attaches to, the way a line
     leaves it, its value, and the layout index of the tile it belongs to."""
@@ -101,7 +117,7 @@ class LayoutEnd:
     owner: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TileSpot:
     """Where ``layout[index]`` lies: its box, the values on its left (or top) and right (or
     bottom) halves, the end it joins (None: the set), and whether it touches that end
@@ -133,108 +149,121 @@ class TableLayout:
         return sum(not spot.touching for spot in self.spots)
 
 
-@dataclass(frozen=True)
-class _Option:
-    """One way to lay a tile at an end: its box, the middles of the half at the end and of
-    the other half, and the ends it opens, as (x, y, heading)."""
+class _Shape(NamedTuple):  # a tuple: made often, as fast as can be
+    """One way to lay a tile at an end, as geometry: its box and the box's cells, the
+    middles of the half at the end and of the other half, and the ends it opens, as (x, y,
+    heading)."""
 
-    end: LayoutEnd
     box: GridBox
+    cells: tuple[Cell, ...]
     joining: tuple[int, int]
     other: tuple[int, int]
     opens: tuple[tuple[int, int, Step], ...]
     straight: bool
 
 
-def _options(end: LayoutEnd, double: bool) -> list[_Option]:
-    """The ways a tile joins ``end`` with its joining half against it: a double crosswise,
-    centred on the line or slid along the end as far as it still touches, with three arms
-    (S4.4: straight on, and out of both short sides); another tile straight on, or turned
-    a corner (joining half on the line, the other half to one side), which is how a line
-    folds at the edge of the table or before another line."""
-    hx, hy = end.heading
-    ax, ay = end.x + hx, end.y + hy
+@dataclass(frozen=True)
+class _Option:
+    """A shape laid at an open end of the table."""
+
+    end: LayoutEnd
+    shape: _Shape
+
+
+def _shapes_at(x: int, y: int, heading: Step, double: bool) -> tuple[_Shape, ...]:
+    """The ways a tile joins the end at (x, y) with its joining half against it: a double
+    crosswise, centred on the line or slid along the end as far as it still touches, with
+    three arms (S4.4: straight on, and out of both short sides); another tile straight on,
+    or turned a corner (joining half on the line, the other half to one side), which is
+    how a line folds at the edge of the table or before another line."""
+    hx, hy = heading
+    ax, ay = x + hx, y + hy
     found = []
     if double:
         for shift in (0, 1, -1):
             cx, cy = ax + shift * abs(hy), ay + shift * abs(hx)
             box = GridBox.around(cx, cy, 1 + abs(hy), 1 + abs(hx))
-            arms = [(cx + hx, cy + hy, end.heading)]
-            arms += [(cx + 2 * px, cy + 2 * py, (px, py)) for px, py in _across(end.heading)]
-            found.append(_Option(end, box, (cx, cy), (cx, cy), tuple(arms), shift == 0))
-        return found
-    for heading in (end.heading, *_across(end.heading)):
-        px, py = heading
+            arms = [(cx + hx, cy + hy, heading)]
+            arms += [(cx + 2 * px, cy + 2 * py, (px, py)) for px, py in _across(heading)]
+            found.append(_Shape(box, box.cells(), (cx, cy), (cx, cy), tuple(arms), shift == 0))
+        return tuple(found)
+    for turned in (heading, *_across(heading)):
+        px, py = turned
         bx, by = ax + 2 * px, ay + 2 * py
         box = GridBox(min(ax, bx) - 1, min(ay, by) - 1, max(ax, bx) + 1, max(ay, by) + 1)
-        opened = ((bx + px, by + py, heading),)
-        found.append(_Option(end, box, (ax, ay), (bx, by), opened, heading == end.heading))
-    return found
+        opened = ((bx + px, by + py, turned),)
+        found.append(_Shape(box, box.cells(), (ax, ay), (bx, by), opened, turned == heading))
+    return tuple(found)
+
+
+# Laying a tile asks for the shapes at the same few ends many times over (every room
+# check): those of the latest ends are kept, and with them their boxes' cells (the grid's
+# 183 x 117 points, four headings, tile or double, are too many to keep them all).
+_shapes = lru_cache(maxsize=1 << 13)(_shapes_at)
 
 
 class _Table:
-    """A layout being laid tile by tile: the cells taken (by which tile) and the open
-    ends, free (by value) or on unfilled doubles (oldest first, S5.2)."""
+    """A layout being laid tile by tile: the cells taken, the tiles lying apart, and the
+    open ends, free (by value) or on unfilled doubles (oldest first, S5.2)."""
 
     def __init__(self, bounds: GridBox) -> None:
         self.bounds = bounds
-        self.owner: dict[tuple[int, int], int] = {}
+        self.taken: set[Cell] = set()
         self.free: dict[int, list[LayoutEnd]] = {}
         self.unfilled: list[list[LayoutEnd]] = []
         self.spots: list[TileSpot] = []
+        self.apart = 0
 
-    def fits(self, box: GridBox, besides: GridBox | None = None) -> bool:
-        if not box.within(self.bounds):
+    def result(self) -> TableLayout:
+        arms = [arm for arms in self.unfilled for arm in arms]
+        return TableLayout(list(self.spots), self.bounds, arms)
+
+    def fits(self, shape: _Shape, besides: GridBox | None = None) -> bool:
+        if not shape.box.within(self.bounds):
             return False
-        cells = box.cells()
-        if besides is not None and not set(besides.cells()).isdisjoint(cells):
+        if besides is not None and besides.overlap_area(shape.box):
             return False
-        return self.owner.keys().isdisjoint(cells)
+        return self.taken.isdisjoint(shape.cells)
 
     def has_room(
         self, x: int, y: int, heading: Step, besides: GridBox, double: bool = False
     ) -> bool:
         """Whether a tile could still join the end at (x, y) once ``besides`` is taken; a
         ``double``, with room at each of its arms."""
-        end = LayoutEnd(x, y, heading, 0, 0)
         return any(
-            self.fits(o.box, besides)
-            and not (double and any(not self.has_room(*arm, o.box) for arm in o.opens))
-            for o in _options(end, double)
+            self.fits(s, besides)
+            and not (double and any(not self.has_room(*arm, s.box) for arm in s.opens))
+            for s in _shapes(x, y, heading, double)
         )
 
     def crowding(self, box: GridBox) -> int:
         """Taken or off-table cells within two units of ``box``, so that lines keep apart
         and turn before they meet an edge or another line."""
         near = GridBox(box.x0 - 2, box.y0 - 2, box.x1 + 2, box.y1 + 2)
-        b = self.bounds
-        return sum(
-            1
-            for x, y in near.cells()
-            if (x, y) in self.owner or not (b.x0 <= x < b.x1 and b.y0 <= y < b.y1)
-        )
+        off_table = near.overlap_area(near) - near.overlap_area(self.bounds)
+        # Every taken cell lies on the table (each box laid fits it), so none counts twice.
+        return off_table + len(self.taken.intersection(near.cells()))
 
     def cost(self, option: _Option) -> int:
         """Lower is better. Worst is to shut in an arm that must be filled (S5.1), then to
         leave the tile's own ends without room (for a tile, then for a double and its
         arms), then turning, then crowding."""
-        box = option.box
+        box, opens = option.shape.box, option.shape.opens
         shut = sum(
             1
             for arms in self.unfilled
             for arm in arms
             if arm is not option.end and not self.has_room(arm.x, arm.y, arm.heading, box)
         )
-        dead = sum(not self.has_room(x, y, heading, box) for x, y, heading in option.opens)
-        cramped = sum(
-            not self.has_room(x, y, heading, box, double=True) for x, y, heading in option.opens
-        )
-        turned = 0 if option.straight else 4
+        dead = sum(not self.has_room(x, y, heading, box) for x, y, heading in opens)
+        cramped = sum(not self.has_room(x, y, heading, box, double=True) for x, y, heading in opens)
+        turned = 0 if option.shape.straight else 4
         return 1000 * shut + 100 * dead + 30 * cramped + turned + self.crowding(box)
 
     def lay_set(self, placed: Placed) -> None:
         """S3.4: the set stands crosswise in the middle, an arm leaving each long side."""
-        self._take(0, GridBox.around(0, 0, 1, 2), (placed.tile.low, placed.tile.high), None)
+        box = GridBox.around(0, 0, 1, 2)
+        self._take(0, box, box.cells(), (placed.tile.low, placed.tile.high), None)
         self.unfilled.append(
             [LayoutEnd(1, 0, EAST, placed.opens, 0), LayoutEnd(-1, 0, WEST, placed.opens, 0)]
         )
@@ -245,7 +274,12 @@ class _Table:
         False if the grid has no room for it at all."""
         ends = self.unfilled[0] if self.unfilled else self.free[placed.end]
         double = placed.tile.is_double
-        options = [o for end in ends for o in _options(end, double) if self.fits(o.box)]
+        options = [
+            _Option(end, shape)
+            for end in ends
+            for shape in _shapes(end.x, end.y, end.heading, double)
+            if self.fits(shape)
+        ]
         touching = bool(options)
         option = min(options, key=self.cost) if touching else self._apart(ends[0], double)
         if option is None:
@@ -253,15 +287,15 @@ class _Table:
         ends.remove(option.end)
         if self.unfilled and not self.unfilled[0]:
             del self.unfilled[0]  # S5.4
-        tile, joining = placed.tile, placed.tile.other(placed.opens)
+        tile, joining, shape = placed.tile, placed.tile.other(placed.opens), option.shape
         if double:
             halves = (tile.low, tile.high)
-        elif option.joining < option.other:
+        elif shape.joining < shape.other:
             halves = (joining, placed.opens)
         else:
             halves = (placed.opens, joining)
-        self._take(index, option.box, halves, option.end, touching)
-        opened = [LayoutEnd(x, y, heading, placed.opens, index) for x, y, heading in option.opens]
+        self._take(index, shape.box, shape.cells, halves, option.end, touching)
+        opened = [LayoutEnd(x, y, heading, placed.opens, index) for x, y, heading in shape.opens]
         if double:
             self.unfilled.append(opened)  # S4.4; S5.3: a double on an arm waits its turn
         else:
@@ -271,27 +305,43 @@ class _Table:
     def _apart(self, end: LayoutEnd, double: bool) -> _Option | None:
         """The first free spot for a tile joining ``end`` when none touches it: further
         along its heading, else anywhere on the grid, row by row; None if the grid is full.
-        """
+        The shapes of these far places are not kept (:data:`_shapes`): they are looked at
+        once."""
         b, (hx, hy) = self.bounds, end.heading
-        along = [(end.x + k * hx, end.y + k * hy) for k in range(2, b.x1 - b.x0)]
-        grid = [(x, y) for y in range(b.y0, b.y1) for x in range(b.x0, b.x1)]
-        for x, y in along + grid:
-            moved = LayoutEnd(x, y, end.heading, end.value, end.owner)
-            for option in _options(moved, double):
-                if self.fits(option.box):
-                    return replace(option, end=end)
+        along = takewhile(
+            # No shape laid at an end off the grid's edges lies on the grid: its box holds
+            # a cell beside the end, and the line does not come back once it has left.
+            lambda point: b.x0 <= point[0] <= b.x1 and b.y0 <= point[1] <= b.y1,
+            ((end.x + k * hx, end.y + k * hy) for k in range(2, b.x1 - b.x0)),
+        )
+        grid = ((x, y) for y in range(b.y0, b.y1) for x in range(b.x0, b.x1))
+        for x, y in chain(along, grid):  # one by one: a spot is mostly found early
+            for shape in _shapes_at(x, y, end.heading, double):
+                if self.fits(shape):
+                    return _Option(end, shape)
         return None
 
     def _take(
         self,
         index: int,
         box: GridBox,
+        cells: tuple[Cell, ...],
         halves: tuple[int, int],
         joins: LayoutEnd | None,
         touching: bool = True,
     ) -> None:
-        self.owner.update(dict.fromkeys(box.cells(), index))
+        self.taken.update(cells)
         self.spots.append(TileSpot(index, box, halves, joins, touching))
+        self.apart += not touching
+
+
+def _laid(layout: Sequence[Placed], bounds: GridBox) -> _Table | None:
+    table = _Table(bounds)
+    table.lay_set(layout[0])
+    for index, placed in enumerate(layout[1:], start=1):
+        if not table.lay(index, placed):
+            return None
+    return table
 
 
 def lay_out(layout: Sequence[Placed], bounds: GridBox) -> TableLayout | None:
@@ -301,12 +351,8 @@ def lay_out(layout: Sequence[Placed], bounds: GridBox) -> TableLayout | None:
     it joins lies apart from it (``touching`` False), and the picture draws a line
     between them; :func:`fit_layout` picks a grid on which none has to. None if the grid
     is too small to hold them all."""
-    table = _Table(bounds)
-    table.lay_set(layout[0])
-    for index, placed in enumerate(layout[1:], start=1):
-        if not table.lay(index, placed):
-            return None
-    return TableLayout(table.spots, bounds, [arm for arms in table.unfilled for arm in arms])
+    table = _laid(layout, bounds)
+    return None if table is None else table.result()
 
 
 BOARD_X, BOARD_Y, BOARD_W, BOARD_H = MAIN_X, HEADER_H + 78, MAIN_W, HAND_TOP - HEADER_H - 86
@@ -315,24 +361,91 @@ HALF_SIDES = (40, 34, 29, 25, 22, 19, 16, 14, 12, 10, 8)
 """The sizes a layout's half tiles may take, in pixels, largest first."""
 
 
-@lru_cache(maxsize=64)  # the web board and rgb_array draw a state more than once
-def fit_layout(layout: tuple[Placed, ...]) -> tuple[float, TableLayout]:
+def board_grid(side: float) -> GridBox:
+    """The grid of the board at half-tile side ``side`` (pixels); a half is 2 x 2 units,
+    so a unit is side / 2 pixels."""
+    half_w, half_h = int(BOARD_W // side), int(BOARD_H // side)
+    return GridBox(-half_w, -half_h, half_w, half_h)
+
+
+def fit_layout_exhaustively(layout: Sequence[Placed]) -> tuple[float, TableLayout]:
     """The largest half-tile side (pixels) at which ``layout`` fits the board with every
     tile against the end it joins, and the layout at that size; if no size manages, the
-    size with the fewest tiles apart (the largest among equals). The smallest size always
-    holds a whole layout: its grid splits into 2,610 disjoint tile-sized boxes, and the
-    66 tiles' 528 cells reach at most 528 of them."""
-    best: tuple[float, TableLayout] | None = None
-    for side in HALF_SIDES:
-        # A half is 2 x 2 grid units, so a unit is side / 2 pixels.
-        half_w, half_h = int(BOARD_W // side), int(BOARD_H // side)
-        table = lay_out(layout, GridBox(-half_w, -half_h, half_w, half_h))
+    size with the fewest tiles apart (the largest among equals). Laid afresh at every
+    size: what :func:`fit_layout` answers, slowly. Fitting is not monotone in the size (a
+    grid one size smaller may need a tile apart where a yet smaller one does not), so no
+    size can be skipped. The smallest size always holds a whole layout: its grid splits
+    into 2,610 disjoint tile-sized boxes, and the 66 tiles' 528 cells reach at most 528 of
+    them."""
+    return _fittest([_laid(layout, board_grid(side)) for side in HALF_SIDES])
+
+
+def _fittest(tables: Sequence[_Table | None]) -> tuple[float, TableLayout]:
+    """The size and layout :func:`fit_layout_exhaustively` picks among ``layout`` laid at
+    every size of :data:`HALF_SIDES` (None where it does not fit at all)."""
+    best: tuple[float, _Table] | None = None
+    for side, table in zip(HALF_SIDES, tables, strict=True):
         if table is not None and table.apart == 0:
-            return side, table
+            return side, table.result()
         if table is not None and (best is None or table.apart < best[1].apart):
             best = side, table
     assert best is not None, "the smallest size holds every layout (see above)"
-    return best
+    return best[0], best[1].result()
+
+
+class _GrowingTables:
+    """The latest layouts laid at every size, so that a longer layout of the same hand
+    lays only its new tiles at each size (:func:`lay_out` keeps a shorter layout's spots).
+    A shorter layout is looked for up to ``behind`` tiles back (a page draws the table
+    after the agents' moves, not after the person's). A layout's tables are taken out to
+    lay the next tiles on them, so one thread at a time holds them; a layout asked for
+    again after that, or one with no shorter layout here, is laid afresh."""
+
+    def __init__(self, held: int, behind: int) -> None:
+        self.held = held
+        self.behind = behind
+        self.lock = threading.Lock()
+        self.tables: OrderedDict[tuple[Placed, ...], list[_Table | None]] = OrderedDict()
+
+    def fit(self, layout: tuple[Placed, ...]) -> tuple[float, TableLayout]:
+        """:func:`fit_layout_exhaustively`'s answer for ``layout``."""
+        shorter, laid = None, 0
+        with self.lock:
+            for laid in range(len(layout) - 1, max(0, len(layout) - 1 - self.behind), -1):
+                shorter = self.tables.pop(layout[:laid], None)
+                if shorter is not None:
+                    break
+        if shorter is None:
+            tables = [_laid(layout, board_grid(side)) for side in HALF_SIDES]
+        else:  # None stays None: a longer layout does not fit where a shorter one did not
+            tables = [_grown(t, layout, laid) for t in shorter]
+        fitted = _fittest(tables)  # before another thread may take the tables to grow them
+        with self.lock:
+            self.tables[layout] = tables
+            while len(self.tables) > self.held:
+                self.tables.popitem(last=False)
+        return fitted
+
+
+def _grown(table: _Table | None, layout: Sequence[Placed], laid: int) -> _Table | None:
+    """``table``, holding ``layout[:laid]``, with the rest of ``layout`` laid on it."""
+    for index in range(laid, len(layout)):
+        if table is None or not table.lay(index, layout[index]):
+            return None
+    return table
+
+
+_GROWING = _GrowingTables(held=64, behind=8)
+"""Enough for a server's games (64 at most) to each keep its latest layout between moves;
+eight tiles back: a round of eight players."""
+
+
+@lru_cache(maxsize=64)  # the web board and rgb_array draw a state more than once
+def fit_layout(layout: tuple[Placed, ...]) -> tuple[float, TableLayout]:
+    """What :func:`fit_layout_exhaustively` answers, laying only the new tiles at each size
+    where a layout a few tiles shorter was laid before (a game's layouts grow a tile at a
+    time)."""
+    return _GROWING.fit(layout)
 
 
 def draw_board(scene: Scene, state: SpinnerState) -> None:
