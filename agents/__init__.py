@@ -1,4 +1,4 @@
-"""Agents for the suite's games, all behind one interface (:class:`spinner_env.agents.base.Agent`).
+"""Agents for the suite's games, all behind one interface (:class:`spinner_env.core.agent.Agent`).
 
 ``make_agent(spec)`` builds one from a name (``random``, ``greedy``, ``heuristic``,
 ``expert``), a
@@ -17,7 +17,6 @@ loading this package loads the search players, which add ``pimc`` and ``ismcts``
 
 from __future__ import annotations
 
-from spinner_env.agents.base import Agent, GameView, legal_actions
 from spinner_env.agents.baselines import GreedyAgent, RandomAgent
 from spinner_env.agents.expert import ExpertAgent, ExpertWeights
 from spinner_env.agents.heuristic import HeuristicAgent, HeuristicWeights
@@ -31,6 +30,8 @@ from spinner_env.agents.specs import (
     committed_policy,
     make_agent,
 )
+
+from spinner_env.core.agent import Agent, GameView, legal_actions
 
 __all__ = [
     "BASELINES",

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from spinner_env.agents.base import Agent, EngineView
 
+from spinner_env.core.agent import Agent, EngineView
 from spinner_env.games import CompiledPlayer
 
 

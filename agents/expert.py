@@ -20,7 +20,7 @@ public information and its own hand (S8):
   playable, so that the next turn would be a draw unless the others open a value we hold.
 
 In Mexican Train it plays as
-:class:`~spinner_env.agents.mexican_train_expert.MexicanTrainExpertAgent` (M1-M7: it plans
+:class:`~spinner_env.games.mexican_train.expert.MexicanTrainExpertAgent` (M1-M7: it plans
 its own train and values the position each placement leaves).
 """
 
@@ -30,11 +30,11 @@ from dataclasses import dataclass
 
 import numpy as np
 from spinner_env.agents.heuristic import HandCounts, HeuristicAgent, HeuristicWeights
-from spinner_env.agents.mexican_train_expert import (
+
+from spinner_env.games.mexican_train.expert import (
     MexicanTrainExpertAgent,
     MexicanTrainExpertWeights,
 )
-
 from spinner_env.games.spinner.rules import ALL_TILES, Place, S, SpinnerState, matches
 
 

@@ -4,7 +4,7 @@ A trained policy sees the environment's observation vector; some facts a strong 
 uses are a search away from it, and a network fitted to a few hundred thousand decisions
 does not find them. Mexican Train's ``plan`` is one: which tiles of the hand make the
 longest chain from the own train's open end (M3.2), the hand's plan as
-:func:`~spinner_env.agents.mexican_train_expert.longest_chain` finds it for the expert,
+:func:`~spinner_env.games.mexican_train.expert.longest_chain` finds it for the expert,
 and which tiles fit another train open now (its layout:
 :data:`spinner_env.games.mexican_train.batched_plan.PLAN_LAYOUT`; compiled, as training asks for
 it at every decision).
@@ -36,13 +36,13 @@ from typing import Any
 
 import numpy as np
 from spinner_env.agents.expert import ExpertWeights
-from spinner_env.agents.mexican_train_expert import MexicanTrainExpertWeights
 from spinner_env.agents.residual_inputs import MEXICAN_TRAIN_INPUTS, SPINNER_INPUTS, InputGroup
 
 from spinner_env import mexican_train_v0, spinner_v0
 from spinner_env.core.encoding import Encoding
 from spinner_env.games.mexican_train import batched_expert as mexican_train_expert
 from spinner_env.games.mexican_train.batched_plan import PLAN_SIZE, plan_features
+from spinner_env.games.mexican_train.expert import MexicanTrainExpertWeights
 from spinner_env.games.mexican_train.weights import (
     EXPERT_WEIGHT_NAMES as MEXICAN_TRAIN_EXPERT_WEIGHT_NAMES,
 )

@@ -21,13 +21,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from spinner_env.agents.base import EngineView, ScoringAgent, lateness
-from spinner_env.agents.mexican_train_heuristic import (
+
+from spinner_env.core.agent import EngineView, ScoringAgent, lateness
+from spinner_env.games import CompiledPlayer
+from spinner_env.games.mexican_train.heuristic import (
     MexicanTrainHeuristicAgent,
     MexicanTrainWeights,
 )
-
-from spinner_env.games import CompiledPlayer
 from spinner_env.games.mexican_train.rules import MexicanTrainRules, MexicanTrainState
 from spinner_env.games.spinner.rules import (
     DOUBLE_SPINNER,
@@ -73,7 +73,7 @@ class HeuristicAgent(ScoringAgent):
     """The strongest hand-written player of the suite (see the module docstring).
 
     It plays Spinner as described above, and Mexican Train by
-    :class:`spinner_env.agents.mexican_train_heuristic.MexicanTrainHeuristicAgent`, so the name
+    :class:`spinner_env.games.mexican_train.heuristic.MexicanTrainHeuristicAgent`, so the name
     ``heuristic`` serves both games.
     """
 
@@ -134,7 +134,7 @@ class HeuristicAgent(ScoringAgent):
 
     def lateness(self, game: SpinnerState) -> float:
         """0 until the smallest opposing hand is down to ``late_hand_size`` tiles, then
-        rising to 1 when it holds one (:func:`~spinner_env.agents.base.lateness`)."""
+        rising to 1 when it holds one (:func:`~spinner_env.core.agent.lateness`)."""
         return lateness(game.hands, game.current, self.weights.late_hand_size)
 
     def score(self, game: SpinnerState, move: Place, hand: HandCounts) -> float:

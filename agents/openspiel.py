@@ -20,10 +20,10 @@ from typing import Any
 import numpy as np
 import pyspiel
 from open_spiel.python.algorithms import ismcts, mcts
-from spinner_env.agents.base import Agent, EngineView, GameView
 from spinner_env.agents.options import parse_options
 
 from spinner_env import openspiel
+from spinner_env.core.agent import Agent, EngineView, GameView
 from spinner_env.games import GameSpec, game_of
 
 BOTS = ("ismcts",)

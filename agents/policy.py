@@ -42,10 +42,10 @@ from safetensors.torch import save as safetensors_bytes
 from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.distributions import MaskableDistribution
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-from spinner_env.agents.base import Agent, AgentView, EngineView, MoveView
 from spinner_env.agents.features import FEATURES, ActionPrior, ObservationFeatures, Residual
 from stable_baselines3.common.torch_layers import FlattenExtractor
 
+from spinner_env.core.agent import Agent, AgentView, EngineView, MoveView
 from spinner_env.core.encoding import Encoding
 from spinner_env.files import write_bytes_atomic
 from spinner_env.games import GAMES, CompiledPlayer, game_named_in_files

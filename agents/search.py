@@ -91,10 +91,10 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
-from spinner_env.agents.base import Agent, AgentView, EngineView, GameView, MoveView
 from spinner_env.agents.specs import SEARCH_PLAYERS, make_agent
 
 from spinner_env.belief import Belief
+from spinner_env.core.agent import Agent, AgentView, EngineView, GameView, MoveView
 from spinner_env.core.encoding import Encoding, hand_score_difference, zero_sum_outcome
 from spinner_env.core.match import MatchState
 from spinner_env.games import CompiledPlayer, game_of

@@ -12,13 +12,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from spinner_env.agents.base import Agent
 from spinner_env.agents.baselines import GreedyAgent, RandomAgent
 from spinner_env.agents.expert import ExpertAgent
 from spinner_env.agents.heuristic import HeuristicAgent
 from spinner_env.agents.jittered import JITTERED, make_jittered_player
 from spinner_env.agents.options import parse_options
 
+from spinner_env.core.agent import Agent
 from spinner_env.core.encoding import Encoding
 from spinner_env.extras import needs_extras
 from spinner_env.suggest import did_you_mean

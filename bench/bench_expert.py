@@ -22,9 +22,9 @@ from collections.abc import Sequence
 
 import numpy as np
 from spinner_env.agents import ExpertAgent, HeuristicAgent
-from spinner_env.agents.base import GameView
 from spinner_env.agents.expert import ExpertWeights
 
+from spinner_env.core.agent import GameView
 from spinner_env.games import game_spec
 from spinner_env.games.spinner.batched_heuristic import heuristic_actions_from_obs
 

@@ -35,12 +35,12 @@ from collections.abc import Sequence
 
 import numpy as np
 from spinner_env.agents import make_agent
-from spinner_env.agents.base import GameView, choose_move
 from spinner_env.agents.heuristic import HeuristicAgent
 from spinner_env.agents.search import SearchAgent
 from spinner_env.train.evaluate import tournament
 
 from spinner_env.belief import Belief
+from spinner_env.core.agent import GameView, choose_move
 from spinner_env.core.match import MatchState
 from spinner_env.games import game_spec
 

@@ -62,7 +62,6 @@ import numpy as np
 import yaml
 from dagger import HOLDOUT, LineUp, line_up, split, starting_policy
 from spinner_env.agents import make_agent
-from spinner_env.agents.base import Agent, AgentView, EngineView, choose_move_explained
 from spinner_env.agents.policy import SUFFIX as POLICY_SUFFIX
 from spinner_env.agents.policy import PolicyAgent, ValueTarget, load_policy, save_policy
 from spinner_env.train.config import ExpertIterationConfig, TrainConfig
@@ -73,6 +72,7 @@ from spinner_env.train.imitate import Demonstrations, agreement, discounted_retu
 from spinner_env.train.ppo import limit_threads, value_target
 from stable_baselines3.common.utils import set_random_seed
 
+from spinner_env.core.agent import Agent, AgentView, EngineView, choose_move_explained
 from spinner_env.core.encoding import hand_score_difference, zero_sum_outcome
 from spinner_env.core.match import MatchState
 from spinner_env.files import prepare_out_dir, write_text_atomic

@@ -248,7 +248,7 @@ def expert_model(game: str = "mexican_train") -> ScoreMoves:
     """The expert's valuation of ``game`` as an opponent model."""
     if game != "mexican_train":
         raise ValueError(f"no opponent model for {game!r}: only mexican_train")
-    from spinner_env.agents.mexican_train_expert import MexicanTrainExpertAgent
+    from spinner_env.games.mexican_train.expert import MexicanTrainExpertAgent
 
     return MexicanTrainExpertAgent().scores  # type: ignore[return-value]
 

@@ -23,10 +23,10 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from spinner_env.agents.base import Agent, EngineView
 from spinner_env.train.cli import ArgumentParser, fail_cleanly
 from spinner_env.train.evaluate import MoveWatcher, build_agents, play_deal
 
+from spinner_env.core.agent import Agent, EngineView
 from spinner_env.core.match import Draw, Pass
 from spinner_env.games import game_spec
 from spinner_env.games.spinner.rules import Place, S, SpinnerState, SpinnerTile, tile_points

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from spinner_env.agents import Agent, make_agent
-from spinner_env.agents.base import AgentView, choose_move, choose_move_explained
+from spinner_env.core.agent import AgentView, choose_move, choose_move_explained
 from spinner_env.core.match import MatchState, check_int
 from spinner_env.files import write_text_atomic
 from spinner_env.games import GAMES, GameSpec, default_game, game_spec

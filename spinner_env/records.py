@@ -5,7 +5,7 @@ variants, the deal seed, one entry per seat (the agent spec and name, or ``human
 per hand: the state the hand started from (the engine's ``to_dict``: every hand as
 dealt, the boneyard in order, the forced opening), every move in order (the seat, the
 action id, the move in words, the tile a draw took) and the hand's result. A decision
-may carry what the acting agent saw (:class:`~spinner_env.agents.base.AgentView`: a
+may carry what the acting agent saw (:class:`~spinner_env.core.agent.AgentView`: a
 policy's probabilities and value, a search's per-move values and visits, a hand-written
 player's scores). The match's totals close it; ``finished`` is false for a match left
 unfinished (an abandoned web game), whose last hand may have no result yet.
@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from spinner_env.agents.base import AgentView
+from spinner_env.core.agent import AgentView
 from spinner_env.core.match import Draw, MatchState
 from spinner_env.files import write_text_atomic
 from spinner_env.games import GameSpec, game_spec

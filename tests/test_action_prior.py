@@ -20,7 +20,6 @@ from spinner_env.agents.features import (
     mexican_train_expert_advantages,
     spinner_expert_advantages,
 )
-from spinner_env.agents.mexican_train_expert import MexicanTrainExpertAgent
 from spinner_env.agents.policy import (
     FORMAT_VERSION,
     PolicyAgent,
@@ -37,6 +36,7 @@ from test_search import decision
 from spinner_env import mexican_train_v0, spinner_v0
 from spinner_env.batched.core import sample_legal
 from spinner_env.games.mexican_train.batched_expert import legal_masks
+from spinner_env.games.mexican_train.expert import MexicanTrainExpertAgent
 from spinner_env.games.mexican_train.rules import MexicanTrainRules
 from spinner_env.games.spinner.batched import BatchedSpinner
 from spinner_env.games.spinner.batched_heuristic import heuristic_actions, legal_masks_from_obs

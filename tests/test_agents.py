@@ -7,11 +7,11 @@ import pytest
 from gymnasium import spaces
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from spinner_env.agents import GreedyAgent, HeuristicAgent, RandomAgent, make_agent
-from spinner_env.agents.base import GameView
 from spinner_env.agents.policy import PolicyAgent, save_policy
 from spinner_env.train.evaluate import tournament
 
 from spinner_env import mexican_train_v0, spinner_v0
+from spinner_env.core.agent import GameView
 from spinner_env.games.mexican_train.rules import MexicanTile, MexicanTrainRules, MexicanTrainState
 from spinner_env.games.spinner.rules import ALL_TILES, S, SpinnerRules, SpinnerState
 

@@ -19,7 +19,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sb3_contrib import MaskablePPO
-from spinner_env.agents.base import Agent
 from spinner_env.agents.baselines import GreedyAgent
 from spinner_env.agents.heuristic import HeuristicAgent, HeuristicWeights
 from spinner_env.train.config import TrainConfig
@@ -41,6 +40,7 @@ from spinner_env.batched.vector import (
     SpinnerVectorEnv,
     as_batched,
 )
+from spinner_env.core.agent import Agent
 from spinner_env.core.match import MatchState, shuffled
 from spinner_env.games import game_of
 from spinner_env.games.mexican_train.batched import BatchedMexicanTrain
@@ -471,7 +471,7 @@ def test_train_ppo_backend_batched_builds_the_games_vec_env():
 
 
 def test_what_cannot_play_a_game_is_refused_by_as_batched():
-    from spinner_env.agents.mexican_train_heuristic import MexicanTrainHeuristicAgent
+    from spinner_env.games.mexican_train.heuristic import MexicanTrainHeuristicAgent
 
     with pytest.raises(ValueError, match="plays MexicanTrainState only, not SpinnerState"):
         as_batched(MexicanTrainHeuristicAgent())

@@ -20,7 +20,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from spinner_env.agents.expert import ExpertAgent, ExpertWeights
 from spinner_env.agents.heuristic import HeuristicAgent
-from spinner_env.agents.mexican_train_expert import MexicanTrainExpertWeights
 from spinner_env.train.config import TrainConfig
 from spinner_env.train.ppo import make_pool, make_training_env
 from test_batched import check_learner_batch_against_single_agent_env
@@ -29,6 +28,7 @@ from test_train import tiny_config
 
 from spinner_env.batched.vector import as_batched
 from spinner_env.games.mexican_train.batched_expert import MexicanTrainExpertPolicy
+from spinner_env.games.mexican_train.expert import MexicanTrainExpertWeights
 from spinner_env.games.mexican_train.rules import MexicanTrainRules
 from spinner_env.games.spinner.batched_players import HeuristicPolicy
 from spinner_env.games.spinner.rules import SpinnerRules

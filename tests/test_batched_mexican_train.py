@@ -18,10 +18,6 @@ from hypothesis import strategies as st
 from sb3_contrib import MaskablePPO
 from spinner_env.agents.baselines import GreedyAgent
 from spinner_env.agents.heuristic import HeuristicAgent
-from spinner_env.agents.mexican_train_heuristic import (
-    MexicanTrainHeuristicAgent,
-    MexicanTrainWeights,
-)
 from spinner_env.train.ppo import OpponentPool
 from spinner_env.train.vec_env import make_vec_env
 from test_batched import (
@@ -38,6 +34,10 @@ from spinner_env.games.mexican_train.batched_players import (
     MexicanTrainHeuristicPolicy,
     heuristic_actions,
     heuristic_actions_from_obs,
+)
+from spinner_env.games.mexican_train.heuristic import (
+    MexicanTrainHeuristicAgent,
+    MexicanTrainWeights,
 )
 from spinner_env.games.mexican_train.rules import MexicanTrainRules, MexicanTrainState
 

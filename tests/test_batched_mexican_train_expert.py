@@ -7,10 +7,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from spinner_env.agents import make_agent
-from spinner_env.agents.mexican_train_expert import (
-    MexicanTrainExpertAgent,
-    MexicanTrainExpertWeights,
-)
 from test_batched import play_side_by_side
 
 from spinner_env.batched.core import BatchedEngine, BatchStep, sample_legal
@@ -23,6 +19,10 @@ from spinner_env.games.mexican_train.batched_expert import (
     expert_values,
 )
 from spinner_env.games.mexican_train.encoding import NUM_TILES
+from spinner_env.games.mexican_train.expert import (
+    MexicanTrainExpertAgent,
+    MexicanTrainExpertWeights,
+)
 from spinner_env.games.mexican_train.rules import ALL_TILES, MexicanTrainRules
 from spinner_env.games.mexican_train.weights import EXPERT_WEIGHT_NAMES
 

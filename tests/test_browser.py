@@ -30,8 +30,8 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 from spinner_env.agents import make_agent  # noqa: E402
-from spinner_env.agents.base import choose_move_explained  # noqa: E402
 
+from spinner_env.core.agent import choose_move_explained  # noqa: E402
 from spinner_env.games import game_spec  # noqa: E402
 from spinner_env.records import Record, Recorder, Seat, save_record  # noqa: E402
 from spinner_env.web import create_app  # noqa: E402

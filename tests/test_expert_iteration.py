@@ -25,13 +25,13 @@ from expert_iteration import (
     main,
     soft_target,
 )
-from spinner_env.agents.base import AgentView, MoveView
 from spinner_env.agents.policy import PolicyAgent, PolicyHeader, ValueTarget
 from spinner_env.train.config import TrainConfig, load_config
 from spinner_env.train.executor import Executor
 from spinner_env.train.imitate import Demonstrations, fit, soft_cross_entropy
 from spinner_env.train.ppo import limit_threads
 
+from spinner_env.core.agent import AgentView, MoveView
 from spinner_env.core.encoding import hand_score_difference, zero_sum_outcome
 
 RESEARCH_CONFIGS = Path(__file__).resolve().parent.parent / "research" / "configs"

@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from spinner_env.agents import make_agent
 from spinner_env.agents.features import ObservationFeatures
-from spinner_env.agents.mexican_train_expert import CHAIN_SEARCH_NODES, longest_chain
 from spinner_env.agents.policy import PolicyAgent, load_policy, save_policy
 from spinner_env.agents.policy import main as policy_main
 from spinner_env.train.ppo import make_pool, make_training_env, train
@@ -22,6 +21,7 @@ from test_policy_files import small_policy
 from spinner_env import mexican_train_v0, spinner_v0
 from spinner_env.games.mexican_train.batched_plan import PLAN_SIZE, PLAN_SLICES, plan_features
 from spinner_env.games.mexican_train.encoding import NUM_SLOTS, OBSERVATION_SLICES
+from spinner_env.games.mexican_train.expert import CHAIN_SEARCH_NODES, longest_chain
 from spinner_env.games.mexican_train.rules import ALL_TILES, NUM_VALUES, MexicanTile, parse
 
 MEXICAN_TRAIN = mexican_train_v0.ENCODING

@@ -7,16 +7,16 @@ from dataclasses import replace
 
 import pytest
 from spinner_env.agents import ExpertAgent, HeuristicAgent, make_agent
-from spinner_env.agents.base import GameView
-from spinner_env.agents.mexican_train_expert import (
+from test_agents import decide, mexican_view, play_checking_legality
+
+from spinner_env import mexican_train_v0
+from spinner_env.core.agent import GameView
+from spinner_env.games.mexican_train.expert import (
     MexicanTrainExpertAgent,
     MexicanTrainExpertWeights,
     NextSeat,
     longest_chain,
 )
-from test_agents import decide, mexican_view, play_checking_legality
-
-from spinner_env import mexican_train_v0
 from spinner_env.games.mexican_train.rules import ALL_TILES, parse
 
 OTHERS = ["1-3 1-8 1-9 3-8 3-9 8-9", "1-10 3-10 8-10 9-10 1-11 1-12"]

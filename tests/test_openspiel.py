@@ -249,7 +249,8 @@ def test_openspiels_ismcts_plays_against_our_heuristic_through_evaluate_bots() -
 
 def test_an_openspiel_bot_is_one_of_our_agents() -> None:
     from spinner_env.agents import make_agent
-    from spinner_env.agents.base import choose_move
+
+    from spinner_env.core.agent import choose_move
 
     spec = GAMES["mexican_train"]
     state = spec.new_state(3, seed=4, num_rounds=1)

@@ -14,7 +14,6 @@ from gymnasium import spaces
 from safetensors.torch import save as safetensors_bytes
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from spinner_env.agents import CHECKPOINTS, DEFAULT_CHECKPOINT, RandomAgent, make_agent
-from spinner_env.agents.base import GameView
 from spinner_env.agents.policy import (
     PolicyAgent,
     PolicyHeader,
@@ -25,6 +24,7 @@ from spinner_env.agents.policy import (
 )
 
 from spinner_env import mexican_train_v0, spinner_v0
+from spinner_env.core.agent import GameView
 from spinner_env.games.mexican_train.rules import MexicanTrainState
 from spinner_env.games.spinner.rules import SpinnerState
 

@@ -20,7 +20,6 @@ import yaml
 from safetensors import safe_open
 from safetensors.torch import save_file
 from spinner_env.agents import ExpertWeights, make_agent
-from spinner_env.agents.base import choose_move
 from spinner_env.agents.features import (
     FEATURES,
     MEXICAN_TRAIN_EXPERT,
@@ -51,6 +50,7 @@ from spinner_env.train.ppo import init_weights as start_model_from
 from spinner_env.train.ppo import limit_threads, make_model, make_pool, make_training_env, train
 
 from spinner_env import mexican_train_v0, spinner_v0
+from spinner_env.core.agent import choose_move
 from spinner_env.core.encoding import hand_score_difference
 from spinner_env.games import game_spec
 from spinner_env.games.mexican_train.batched import BatchedMexicanTrain

@@ -7,8 +7,8 @@ import json
 
 import pytest
 from spinner_env.agents import make_agent
-from spinner_env.agents.base import AgentView, MoveView, choose_move, choose_move_explained
 
+from spinner_env.core.agent import AgentView, MoveView, choose_move, choose_move_explained
 from spinner_env.core.match import Draw
 from spinner_env.games import game_spec
 from spinner_env.records import (

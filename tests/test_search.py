@@ -10,7 +10,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 from spinner_env.agents import make_agent
-from spinner_env.agents.base import GameView
 from spinner_env.agents.features import ObservationFeatures
 from spinner_env.agents.search import (
     MIN_TIME,
@@ -25,6 +24,7 @@ from spinner_env.agents.search import (
 from spinner_env.train.evaluate import tournament
 
 from spinner_env.belief import Belief
+from spinner_env.core.agent import GameView
 from spinner_env.core.encoding import hand_score_difference, zero_sum_outcome
 from spinner_env.core.match import MatchState
 from spinner_env.games import game_spec

@@ -9,7 +9,6 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import pytest
-from spinner_env.agents.base import Agent, choose_move
 from spinner_env.agents.baselines import GreedyAgent
 from spinner_env.agents.heuristic import HeuristicAgent
 from test_batched import assert_reads_back
@@ -20,6 +19,7 @@ from spinner_env.batched.core import (
     OPPONENT_RANDOM,
 )
 from spinner_env.belief import Belief
+from spinner_env.core.agent import Agent, choose_move
 from spinner_env.core.encoding import hand_score_difference, zero_sum_outcome
 from spinner_env.core.match import MatchState
 from spinner_env.games import game_spec

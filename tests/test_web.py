@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 from spinner_env.agents import make_agent
-from spinner_env.agents.base import AgentView, MoveView, choose_move_explained
 
+from spinner_env.core.agent import AgentView, MoveView, choose_move_explained
 from spinner_env.games import GAMES, game_spec
 from spinner_env.games.mexican_train.rules import MexicanTile
 from spinner_env.games.spinner.rules import ALL_TILES, SpinnerState, SpinnerTile, parse

@@ -68,11 +68,11 @@ from typing import Any
 
 import numpy as np
 from spinner_env.agents import make_agent
-from spinner_env.agents.base import Agent, choose_move_explained
 from spinner_env.train import executor as executors
 from spinner_env.train.cli import ArgumentParser, fail_cleanly
 from spinner_env.train.executor import SERIAL, Executor, one_thread_each
 
+from spinner_env.core.agent import Agent, choose_move_explained
 from spinner_env.extras import require
 from spinner_env.files import atomic_write, write_text_atomic
 from spinner_env.games import GAMES, GameSpec, default_game, game_spec

@@ -39,7 +39,6 @@ import torch
 import yaml
 from sb3_contrib import MaskablePPO
 from spinner_env.agents import make_agent
-from spinner_env.agents.base import Agent
 from spinner_env.agents.features import ObservationFeatures
 from spinner_env.agents.policy import SUFFIX as POLICY_SUFFIX
 from spinner_env.agents.policy import (
@@ -67,6 +66,7 @@ from stable_baselines3.common.utils import set_random_seed
 from stable_baselines3.common.vec_env import VecEnv
 from threadpoolctl import threadpool_limits
 
+from spinner_env.core.agent import Agent
 from spinner_env.files import atomic_write, prepare_out_dir, write_text_atomic
 from spinner_env.games import game_spec
 

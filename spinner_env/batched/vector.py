@@ -44,7 +44,6 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
 from spinner_env.agents import BASELINES
-from spinner_env.agents.base import Agent, GameView
 from spinner_env.batched.core import (
     KIND_OF,
     OPPONENT_EXTERNAL,
@@ -53,6 +52,7 @@ from spinner_env.batched.core import (
     advance_to_learner,
     sample_legal,
 )
+from spinner_env.core.agent import Agent, GameView
 from spinner_env.games import CompiledPlayer, default_game, game_of_rules, per_game_subclasses
 
 Rules = Any

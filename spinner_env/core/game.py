@@ -119,7 +119,7 @@ class CompiledPlayer:
     it does, and for ``heuristic`` the weights (the game's ``NUM_WEIGHTS`` of them) it reads.
 
     A player declares its twin with ``compiled_twin(rules) -> CompiledPlayer | None``
-    (``spinner_env.agents.base.Agent`` and the batched policies); the batched engine's
+    (``spinner_env.core.agent.Agent`` and the batched policies); the batched engine's
     opponents and the search players' rollouts play it in compiled code, where one exists
     for those rules.
     """

@@ -53,7 +53,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
 from spinner_env.agents import BASELINES, make_agent
-from spinner_env.agents.base import AgentView, choose_move_explained
+from spinner_env.core.agent import AgentView, choose_move_explained
 from spinner_env.core.match import Draw, MatchState, Pass
 from spinner_env.games import GAMES, GameSpec, default_game
 from spinner_env.picture import table_scene, to_svg

@@ -5,6 +5,8 @@
 - ``encoding.py``: action ids and observation vectors; ``env.py``: the PettingZoo env
   (``spinner_env.mexican_train_v0`` gathers both under the versioned name).
 - ``text.py``: the text picture; ``board.py``: the board in pictures and on the web page.
+- ``heuristic.py`` and ``expert.py``: the hand-written players (``heuristic`` and
+  ``expert`` play Mexican Train through them).
 - ``batched.py``: the rules as numba-compiled loops over game records, held to
   ``rules.py`` decision by decision; ``batched_players.py``, ``batched_expert.py`` and
   ``batched_plan.py``: the compiled players (random, greedy, heuristic, expert) and the

@@ -2,7 +2,7 @@
 ``mexican_train_v0`` observation of the seat to act, many observations per call.
 
 :func:`expert_values` gives, for each row, the value
-:meth:`spinner_env.agents.mexican_train_expert.MexicanTrainExpertAgent.value` gives each
+:meth:`spinner_env.games.mexican_train.expert.MexicanTrainExpertAgent.value` gives each
 legal placement (``-inf`` for the other actions, ``inf`` for going out), in the same
 float64 operations; :func:`expert_actions` plays the highest, the lowest action id among
 equals, as the agent does. What the considerations are and why is the agent's docstring;
@@ -24,7 +24,6 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from spinner_env.agents.mexican_train_expert import CHAIN_SEARCH_NODES
 from spinner_env.batched.numba_cache import drop_stale_cache
 from spinner_env.games.mexican_train.batched import (
     _BONEYARD,
@@ -62,6 +61,7 @@ from spinner_env.games.mexican_train.encoding import (
     NUM_TILES,
     OBSERVATION_SIZE,
 )
+from spinner_env.games.mexican_train.expert import CHAIN_SEARCH_NODES
 from spinner_env.games.mexican_train.rules import MAX_VALUE, NUM_ROUNDS, NUM_VALUES
 from spinner_env.games.mexican_train.weights import EXPERT_WEIGHT_NAMES, NUM_EXPERT_WEIGHTS
 

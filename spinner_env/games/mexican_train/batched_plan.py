@@ -2,7 +2,7 @@
 compiled: many observations per call.
 
 :data:`PLAN_LAYOUT` says what it holds. Its chain is the expert's plan,
-:func:`spinner_env.agents.mexican_train_expert.longest_chain` of the hand in tile order
+:func:`spinner_env.games.mexican_train.expert.longest_chain` of the hand in tile order
 from the own train's open end: the same search (depth first, the hand's tiles in index
 order at each end, the first longest and heaviest chain kept, at most
 ``CHAIN_SEARCH_NODES`` partial chains), so the same chain to the tile, as
@@ -16,11 +16,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from spinner_env.agents.mexican_train_expert import CHAIN_SEARCH_NODES
 from spinner_env.batched.numba_cache import drop_stale_cache
 from spinner_env.core.encoding import layout_slices
 from spinner_env.games.mexican_train.batched import TILE_HIGH, TILE_LOW, TILE_PIPS
 from spinner_env.games.mexican_train.encoding import NUM_SLOTS, NUM_TILES, OBSERVATION_SLICES
+from spinner_env.games.mexican_train.expert import CHAIN_SEARCH_NODES
 from spinner_env.games.mexican_train.rules import NUM_VALUES
 
 CHAIN_SCALE = 16

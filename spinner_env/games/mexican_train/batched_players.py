@@ -8,7 +8,7 @@ Python chooses for seats of kind ``OPPONENT_EXTERNAL``. The shared loop
 :func:`spinner_env.batched.core.advance_to_learner` plays the games on with it.
 
 :func:`heuristic_action` makes, for the seat to act, the decision
-``spinner_env.agents.mexican_train_heuristic.MexicanTrainHeuristicAgent`` makes on the same
+``spinner_env.games.mexican_train.heuristic.MexicanTrainHeuristicAgent`` makes on the same
 position:
 the same scores in the same float64 operations, the highest over the legal ids in
 ascending order with the first maximum winning (``np.argmax``), and a single legal action
@@ -254,7 +254,7 @@ def compiled_action(
 
 
 class MexicanTrainHeuristicPolicy:
-    """``spinner_env.agents.mexican_train_heuristic.MexicanTrainHeuristicAgent``'s play,
+    """``spinner_env.games.mexican_train.heuristic.MexicanTrainHeuristicAgent``'s play,
     compiled, with its weights as ``MexicanTrainWeights.as_array()`` gives them;
     ``double_blank_50`` is the rules' variant (M1.3), which the observation does not show."""
 

@@ -1,6 +1,6 @@
 """The expert Mexican Train player: plan the own train, play the rest elsewhere (M1-M7).
 
-Where the heuristic (:mod:`spinner_env.agents.mexican_train_heuristic`) scores each
+Where the heuristic (:mod:`spinner_env.games.mexican_train.heuristic`) scores each
 placement by itself, the expert values the position each placement leaves, as strong
 players think of their hand:
 
@@ -43,9 +43,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from spinner_env.agents.base import lateness
-from spinner_env.agents.mexican_train_heuristic import MexicanTrainPlayer
 
+from spinner_env.core.agent import lateness
+from spinner_env.games.mexican_train.heuristic import MexicanTrainPlayer
 from spinner_env.games.mexican_train.rules import (
     ALL_TILES,
     MEXICAN,

@@ -21,8 +21,8 @@ from abc import abstractmethod
 from dataclasses import dataclass
 
 import numpy as np
-from spinner_env.agents.base import EngineView, ScoringAgent, lateness
 
+from spinner_env.core.agent import EngineView, ScoringAgent, lateness
 from spinner_env.games import CompiledPlayer
 from spinner_env.games.mexican_train.rules import (
     MEXICAN,
