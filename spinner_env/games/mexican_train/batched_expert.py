@@ -61,9 +61,12 @@ from spinner_env.games.mexican_train.encoding import (
     NUM_TILES,
     OBSERVATION_SIZE,
 )
-from spinner_env.games.mexican_train.expert import CHAIN_SEARCH_NODES
 from spinner_env.games.mexican_train.rules import MAX_VALUE, NUM_ROUNDS, NUM_VALUES
-from spinner_env.games.mexican_train.weights import EXPERT_WEIGHT_NAMES, NUM_EXPERT_WEIGHTS
+from spinner_env.games.mexican_train.weights import (
+    CHAIN_SEARCH_NODES,
+    EXPERT_WEIGHT_NAMES,
+    NUM_EXPERT_WEIGHTS,
+)
 
 _ORPHAN = EXPERT_WEIGHT_NAMES.index("orphan")
 _STRANDED = EXPERT_WEIGHT_NAMES.index("stranded")

@@ -20,8 +20,8 @@ from spinner_env.batched.numba_cache import drop_stale_cache
 from spinner_env.core.encoding import layout_slices
 from spinner_env.games.mexican_train.batched import TILE_HIGH, TILE_LOW, TILE_PIPS
 from spinner_env.games.mexican_train.encoding import NUM_SLOTS, NUM_TILES, OBSERVATION_SLICES
-from spinner_env.games.mexican_train.expert import CHAIN_SEARCH_NODES
 from spinner_env.games.mexican_train.rules import NUM_VALUES
+from spinner_env.games.mexican_train.weights import CHAIN_SEARCH_NODES
 
 CHAIN_SCALE = 16
 """Longer than any chain a hand holds in practice (15 tiles are dealt to 4 players, M2.4)."""

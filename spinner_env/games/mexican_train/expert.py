@@ -55,10 +55,7 @@ from spinner_env.games.mexican_train.rules import (
     MexicanTrainState,
     Place,
 )
-from spinner_env.games.mexican_train.weights import EXPERT_WEIGHT_NAMES
-
-CHAIN_SEARCH_NODES = 3000
-"""How many partial chains the plan search visits at most (a hand of 15 rarely needs 200)."""
+from spinner_env.games.mexican_train.weights import CHAIN_SEARCH_NODES, EXPERT_WEIGHT_NAMES
 
 
 @dataclass(frozen=True)

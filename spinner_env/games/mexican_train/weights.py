@@ -1,6 +1,7 @@
 """The names of the weights the compiled Mexican Train heuristic
 (:mod:`~spinner_env.games.mexican_train.batched_players`) and expert
-(:mod:`~spinner_env.games.mexican_train.batched_expert`) read, in the order they read them.
+(:mod:`~spinner_env.games.mexican_train.batched_expert`) read, in the order they read them,
+and the plan search's budget, which the expert and its compiled twin share.
 
 ``MexicanTrainWeights.as_array()`` and ``MexicanTrainExpertWeights.as_array()`` write their
 weights in these orders. The names sit apart
@@ -9,6 +10,10 @@ train extra.
 """
 
 from __future__ import annotations
+
+CHAIN_SEARCH_NODES = 3000
+"""How many partial chains the plan search visits at most (a hand of 15 rarely needs 200),
+in :mod:`~spinner_env.games.mexican_train.expert` and its compiled twin alike."""
 
 WEIGHT_NAMES: tuple[str, ...] = (
     "points",
