@@ -423,7 +423,7 @@ def _game_class(spec: GameSpec) -> type[DominoGame]:
     def init(self: DominoGame, params: dict[str, Any] | None = None) -> None:
         DominoGame.__init__(self, spec, params)
 
-    name = spec.rules_class.__name__.removesuffix("Rules") + "Game"
+    name = spec.class_prefix + "Game"
     namespace = {"__init__": init, "__doc__": f"``{GAME_NAMES[spec.name]}``."}
     return type(name, (DominoGame,), {**namespace, "__module__": __name__})
 

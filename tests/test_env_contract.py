@@ -124,7 +124,7 @@ def test_a_registered_game_provides_every_piece(game: GameSpec):
     read = rollouts.state_of(record, state.rules)  # validated: a hand in play of the rules
     assert [set(hand) for hand in read.hands] == [set(hand) for hand in state.hands]
 
-    vec_env = vec_envs.PER_GAME[game.rules_class.__name__.removesuffix("Rules") + "VecEnv"]
+    vec_env = vec_envs.PER_GAME[game.class_prefix + "VecEnv"]
     assert issubclass(vec_env, BatchedVecEnv) and vec_env.rules_class is game.rules_class
 
 

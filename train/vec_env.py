@@ -25,7 +25,7 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvWrapper
 from spinner_env.batched.core import action_ids
 from spinner_env.batched.vector import LearnerBatch, Rules
 from spinner_env.core.encoding import check_choice
-from spinner_env.games import GAMES, default_game, per_game_subclasses
+from spinner_env.games import GAMES, game_spec, per_game_subclasses
 
 
 class BatchedVecEnv(VecEnv):
@@ -163,11 +163,10 @@ def make_vec_env(
     """The ``game``'s VecEnv (None: the default game's) from the arguments its ``raw_env``
     takes (the variant flags go to its rules class): what ``spinner_env.train.ppo`` trains
     on."""
-    spec = default_game() if game is None else GAMES.get(game)
-    if spec is None:
+    if game is not None:
         check_choice("game", game, list(GAMES))
-    game_vec_env = next(c for c in PER_GAME.values() if c.rules_class is spec.rules_class)
-    return game_vec_env(
+    spec = game_spec(game)
+    return PER_GAME[spec.class_prefix + "VecEnv"](
         num_envs,
         spec.rules_class(num_players=num_players, **rules),
         opponents=opponents,

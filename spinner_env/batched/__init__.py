@@ -38,7 +38,7 @@ _EXPORTS = {
 for _game in GAMES.values():  # each game's engine (BatchedSpinner) and vector env
     _module, _, _engine = _game.engine_path.partition(":")
     _EXPORTS[_engine] = _module
-    _EXPORTS[_game.rules_class.__name__.removesuffix("Rules") + "VectorEnv"] = _VECTOR
+    _EXPORTS[_game.class_prefix + "VectorEnv"] = _VECTOR
 
 
 def __getattr__(name: str) -> Any:

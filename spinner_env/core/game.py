@@ -80,6 +80,12 @@ class GameSpec:
     placement goes, as the board's targets name it)."""
 
     @property
+    def class_prefix(self) -> str:
+        """What the per-game classes made from the record are named after: its rules
+        class's name without ``Rules`` (``Spinner``: ``SpinnerVectorEnv``, ``SpinnerGame``)."""
+        return self.rules_class.__name__.removesuffix("Rules")
+
+    @property
     def raw_env(self) -> Any:
         """The PettingZoo env class (``raw_env``; its module's ``env`` wraps it)."""
         return _load(self.env_path)

@@ -43,7 +43,7 @@ def per_game_subclasses(base: type, suffix: str, module: str) -> dict[str, type]
     that offer one class per game under the names users import (``SpinnerVectorEnv``)."""
     classes = {}
     for game in GAMES.values():
-        name = game.rules_class.__name__.removesuffix("Rules") + suffix
+        name = game.class_prefix + suffix
         doc = f":class:`{base.__name__}` of {game.name} (``{game.rules_class.__name__}``)."
         classes[name] = type(
             name,
