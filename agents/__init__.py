@@ -18,8 +18,8 @@ loading this package loads the search players, which add ``pimc`` and ``ismcts``
 from __future__ import annotations
 
 from spinner_env.agents.baselines import GreedyAgent, RandomAgent
-from spinner_env.agents.expert import ExpertAgent, ExpertWeights
-from spinner_env.agents.heuristic import HeuristicAgent, HeuristicWeights
+from spinner_env.agents.expert import ExpertAgent
+from spinner_env.agents.heuristic import HandWrittenAgent, HeuristicAgent
 from spinner_env.agents.options import parse_options
 from spinner_env.agents.search import ISMCTSAgent, PIMCAgent
 from spinner_env.agents.specs import (
@@ -40,11 +40,10 @@ __all__ = [
     "DEFAULT_CHECKPOINT",
     "Agent",
     "ExpertAgent",
-    "ExpertWeights",
     "GameView",
     "GreedyAgent",
+    "HandWrittenAgent",
     "HeuristicAgent",
-    "HeuristicWeights",
     "ISMCTSAgent",
     "PIMCAgent",
     "RandomAgent",

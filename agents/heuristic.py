@@ -1,181 +1,89 @@
-"""A hand-written Spinner player built on what good players do (rules: S1-S8).
+"""The hand-written players of every game, behind the names ``heuristic`` and ``expert``.
 
-Every legal placement gets a score, and the best is played:
-
-- dump weight: the tile's points (S counting 10), weighted more as the opponents run out
-  of tiles, so heavy tiles and spinners leave the hand before someone goes out (S7.1);
-- doubles early: a double can only go on an end of its own value, so it is a liability
-  to hold (S4.4); a bonus for playing it, and a larger one when the next player was shown
-  void in its value, because the next three placements must go on its arms (S5.1), so
-  the next player is forced to draw or pass; and a bonus if we hold more of that value to
-  fill the arms ourselves;
-- variety: count the different numbers left in hand, so that later ends stay playable;
-- ends: prefer opening a value we hold more of, or one the next player is void in
-  (``game.voids``: values a seat drew or passed on, S8); avoid opening a wild S end,
-  which everyone can play on.
+Each game writes its own (its record's ``heuristic_path`` and ``expert_path``: Spinner's
+:mod:`~spinner_env.games.spinner.heuristic`, Mexican Train's
+:mod:`~spinner_env.games.mexican_train.heuristic`, ...), since what a good player weighs
+is the game's. :class:`HeuristicAgent` and :class:`~spinner_env.agents.expert.ExpertAgent`
+hold one player of their name per game and play each game through its own, so one agent
+sits at any table of the suite.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from spinner_env.core.agent import EngineView, ScoringAgent, lateness
-from spinner_env.games import CompiledPlayer
-from spinner_env.games.mexican_train.heuristic import (
-    MexicanTrainHeuristicAgent,
-    MexicanTrainWeights,
-)
-from spinner_env.games.mexican_train.rules import MexicanTrainRules, MexicanTrainState
-from spinner_env.games.spinner.rules import (
-    DOUBLE_SPINNER,
-    Place,
-    S,
-    SpinnerState,
-    SpinnerTile,
-    tile_points,
-)
-from spinner_env.games.spinner.weights import COMPILED_WEIGHT_NAMES, EXPERT_WEIGHT_NAMES
+from spinner_env.core.agent import EngineView, ScoringAgent
+from spinner_env.core.game import CompiledPlayer, GameSpec
+from spinner_env.games import GAMES, game_of
+from spinner_env.suggest import did_you_mean
 
 
-@dataclass(frozen=True)
-class HeuristicWeights:
-    """How much each consideration counts, in points-of-tile units."""
+class HandWrittenAgent(ScoringAgent):
+    """One hand-written player per game, all of the role named ``name`` (``heuristic``
+    or ``expert``), each game played by its own (the module docstring).
 
-    points: float = 1.0
-    late_points: float = 1.5
-    """Extra weight on points as the smallest opposing hand shrinks to one tile."""
-    late_hand_size: int = 5
-    """The smallest opposing hand size at which the extra weight starts."""
-    double: float = 6.0
-    trap_next: float = 14.0
-    """Playing a double whose value the next player was shown void in."""
-    fill_own_double: float = 2.0
-    """Per tile kept that can go on the arms of the double just played."""
-    variety: float = 2.0
-    follow_open: float = 1.5
-    """Per tile kept that can go on the end just opened (at most 3 counted)."""
-    open_void_next: float = 4.0
-    open_wild: float = 5.0
-
-    def as_array(self) -> np.ndarray:
-        """The weights as the batched engine's compiled heuristic reads them (float64, in
-        the order of ``spinner_env.games.spinner.weights.COMPILED_WEIGHT_NAMES``). The
-        compiled code also plays the expert, whose weights extend these
-        (``spinner_env.agents.expert.ExpertWeights``), and learned phase weights: a weight
-        not here is written as 0, which turns its consideration off."""
-        return np.array([getattr(self, name, 0.0) for name in COMPILED_WEIGHT_NAMES], np.float64)
-
-
-class HeuristicAgent(ScoringAgent):
-    """The strongest hand-written player of the suite (see the module docstring).
-
-    It plays Spinner as described above, and Mexican Train by
-    :class:`spinner_env.games.mexican_train.heuristic.MexicanTrainHeuristicAgent`, so the name
-    ``heuristic`` serves both games.
+    ``weights`` gives a game's player its weights by the game's name
+    (``{"spinner": SpinnerExpertWeights(block_next=30.0)}``); a game not named plays with
+    its player's defaults.
     """
 
-    name = "heuristic"
     needs_view = True
     needs_observation = False
 
-    def __init__(
-        self,
-        seed: int | None = None,
-        weights: HeuristicWeights | None = None,
-        mexican_train_weights: MexicanTrainWeights | None = None,
-    ) -> None:
+    def __init__(self, seed: int | None = None, weights: Mapping[str, Any] | None = None) -> None:
         super().__init__(seed)
-        self.weights = weights or HeuristicWeights()
-        self._mexican_train = MexicanTrainHeuristicAgent(seed, mexican_train_weights)
+        if weights is not None and not isinstance(weights, Mapping):
+            raise ValueError(
+                f"{self.name} weights are given by game name ({{'spinner': ...}}), "
+                f"got {type(weights).__name__}"
+            )
+        weights = dict(weights or {})
+        for name in weights:
+            if name not in GAMES:
+                raise ValueError(
+                    f"{self.name} weights for unknown game {name!r}{did_you_mean(name, GAMES)}:"
+                    f" the games are {', '.join(GAMES)}"
+                )
+        self.players: dict[str, ScoringAgent] = {
+            name: game.hand_written(self.name)(seed, weights.get(name))
+            for name, game in GAMES.items()
+        }
 
     @property
-    def mexican_train_weights(self) -> MexicanTrainWeights:
-        """The weights it plays Mexican Train with."""
-        return self._mexican_train.weights
+    def weights(self) -> dict[str, Any]:
+        """Each game's player's weights, by game name."""
+        return {name: player.weights for name, player in self.players.items()}
+
+    def player(self, game: GameSpec) -> ScoringAgent:
+        """The player it plays ``game`` with."""
+        return self.players[game.name]
+
+    def seed(self, seed: int | Sequence[int] | None) -> None:
+        super().seed(seed)
+        for player in self.players.values():
+            player.seed(seed)
 
     def legal_scores(self, legal: np.ndarray, view: EngineView | None) -> list[float]:
         view = self._view(view)
-        game = view.game
-        if isinstance(game, MexicanTrainState):
-            return self._mexican_train.legal_scores(legal, view)
-        if not isinstance(game, SpinnerState):
-            raise ValueError(f"the heuristic agent does not play {type(game).__name__}")
-        hand = self.count_hand(game)
-        move_of = view.encoding.move_of
-        return [self.score(game, move_of(int(a)), hand) for a in legal]
+        return self.player(game_of(view.game)).legal_scores(legal, view)
 
-    def compiled_weights(self) -> np.ndarray:
-        """Its Spinner weights as the batched engine's compiled player reads them
-        (``HeuristicWeights.as_array()``), the expert's own considerations off: the
-        heuristic reads none of them, whatever the type of its weights."""
-        weights = self.weights.as_array()
-        weights[[COMPILED_WEIGHT_NAMES.index(name) for name in EXPERT_WEIGHT_NAMES]] = 0.0
-        return weights
+    def compiled_twin(self, rules: Any) -> CompiledPlayer | None:
+        """Its player's of the game of ``rules``."""
+        return self.player(game_of(rules)).compiled_twin(rules)
 
-    def compiled_twin(self, rules: object) -> CompiledPlayer | None:
-        """The compiled heuristic with its weights: in Spinner :meth:`compiled_weights`, in
-        Mexican Train its Mexican Train player's twin."""
-        if isinstance(rules, MexicanTrainRules):
-            return self._mexican_train.compiled_twin(rules)
-        return CompiledPlayer("heuristic", self.compiled_weights())
-
-    def batched_twin(self, rules: object) -> Any | None:
-        """In Mexican Train its Mexican Train player's (the expert's compiled play)."""
-        if isinstance(rules, MexicanTrainRules):
-            return self._mexican_train.batched_twin(rules)
-        return None
-
-    def count_hand(self, game: SpinnerState) -> HandCounts:
-        """What :meth:`score` reads of the seat to act's hand, counted once per decision."""
-        return HandCounts(game.hands[game.current])
-
-    def lateness(self, game: SpinnerState) -> float:
-        """0 until the smallest opposing hand is down to ``late_hand_size`` tiles, then
-        rising to 1 when it holds one (:func:`~spinner_env.core.agent.lateness`)."""
-        return lateness(game.hands, game.current, self.weights.late_hand_size)
-
-    def score(self, game: SpinnerState, move: Place, hand: HandCounts) -> float:
-        """How good placing ``move`` is for the seat to act (higher is better)."""
-        w = self.weights
-        me = game.current
-        n = game.num_players
-        tile = move.tile
-        if hand.size == 1:
-            return float("inf")  # going out wins the hand (S6.4)
-        score = tile_points(tile) * (w.points + w.late_points * self.lateness(game))
-        score += w.variety * hand.variety_without(tile)
-        next_voids = game.voids[(me + 1) % n]
-        if tile.is_double:
-            score += w.double
-            if tile is not DOUBLE_SPINNER:
-                if move.opens in next_voids:
-                    score += w.trap_next
-                score += w.fill_own_double * hand.fitting_without(tile, move.opens)
-            return score
-        if move.opens == S:
-            score -= w.open_wild
-        else:
-            score += w.follow_open * min(3, hand.fitting_without(tile, move.opens))
-            if move.opens in next_voids:
-                score += w.open_void_next
-        return score
+    def batched_twin(self, rules: Any) -> Any | None:
+        """Its player's of the game of ``rules``."""
+        return self.player(game_of(rules)).batched_twin(rules)
 
 
-class HandCounts:
-    """A hand counted by number once per decision, so each candidate is scored in O(1)."""
+class HeuristicAgent(HandWrittenAgent):
+    """Each game's hand-written heuristic: it scores every legal move by what good players
+    weigh and plays the best."""
 
-    def __init__(self, hand: list[SpinnerTile]) -> None:
-        self.size = len(hand)
-        self.holders = [sum(1 for t in hand if t.has(v)) for v in range(S)]  # numbers 0..9
-        self.fits = [sum(1 for t in hand if t.has(v) or t.has(S)) for v in range(S)]
+    name = "heuristic"
 
-    def variety_without(self, tile: SpinnerTile) -> int:
-        """How many numbers 0..9 the hand still shows once ``tile`` is played."""
-        return sum(1 for v, c in enumerate(self.holders) if c - tile.has(v) > 0)
 
-    def fitting_without(self, tile: SpinnerTile, value: int) -> int:
-        """How many tiles other than ``tile`` can go on an end of ``value`` 0..9 (S4.2)."""
-        return self.fits[value] - (tile.has(value) or tile.has(S))
+__all__ = ["HandWrittenAgent", "HeuristicAgent"]

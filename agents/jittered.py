@@ -1,7 +1,7 @@
 """Hand-written players with perturbed weights: opponent styles a trained agent has not met.
 
 ``make_agent("heuristic:jitter=0.2,seed=3")`` (or ``expert:...``) is the player with every
-float weight, both games', its default times ``exp(jitter * N(0, 1))``, drawn from
+float weight, every game's, its default times ``exp(jitter * N(0, 1))``, drawn from
 ``seed`` (default 0): the same spec is the same player in every process, so evaluations
 through worker processes or Ray (which build agents from their specs) can seat it. The
 league and DAgger draw their jittered opponents with :func:`jittered_player` too.
@@ -16,12 +16,14 @@ from typing import Any, TypeVar
 
 import numpy as np
 from spinner_env.agents.expert import ExpertAgent
-from spinner_env.agents.heuristic import HeuristicAgent
+from spinner_env.agents.heuristic import HandWrittenAgent, HeuristicAgent
 
-JITTERED: dict[str, type[HeuristicAgent]] = {"heuristic": HeuristicAgent, "expert": ExpertAgent}
+JITTERED: dict[str, type[HandWrittenAgent]] = {
+    player.name: player for player in (HeuristicAgent, ExpertAgent)
+}
 """The players a ``name:jitter=...`` spec perturbs, by name."""
 
-PlayerT = TypeVar("PlayerT", HeuristicAgent, ExpertAgent)
+PlayerT = TypeVar("PlayerT", bound=HandWrittenAgent)
 
 
 def jittered_weights(weights: Any, rng: np.random.Generator, jitter: float) -> Any:
@@ -39,19 +41,16 @@ def jittered_player(
     player_class: type[PlayerT], rng: np.random.Generator, jitter: float, seed: int | None = None
 ) -> PlayerT:
     """A hand-written player of ``player_class`` (``HeuristicAgent`` or ``ExpertAgent``)
-    whose float weights, both games', are its defaults jittered (:func:`jittered_weights`);
-    ``seed`` seeds its own randomness."""
-    defaults = player_class()
-    return player_class(
-        seed=seed,
-        weights=jittered_weights(defaults.weights, rng, jitter),
-        mexican_train_weights=jittered_weights(defaults.mexican_train_weights, rng, jitter),
-    )
+    whose float weights, every game's in the registry's order, are its defaults jittered
+    (:func:`jittered_weights`); ``seed`` seeds its own randomness."""
+    defaults = player_class().weights
+    weights = {game: jittered_weights(defaults[game], rng, jitter) for game in defaults}
+    return player_class(seed=seed, weights=weights)
 
 
 def make_jittered_player(
     name: str, options: Mapping[str, str], seed: int | None = None
-) -> HeuristicAgent:
+) -> HandWrittenAgent:
     """``heuristic`` or ``expert`` from ``jitter=J`` (required, >= 0) and ``seed=S`` (the
     weights' draw, default 0) options, named by its spec; ValueError for anything else."""
     unknown = set(options) - {"jitter", "seed"}

@@ -263,7 +263,7 @@ class PolicyHeader:
         features = header.get("features", [])
         if not isinstance(features, list) or not all(name in FEATURES for name in features):
             raise ValueError(
-                f"features must be a list of feature names ({', '.join(FEATURES)}), "
+                f"features must be a list of feature names ({', '.join(sorted(FEATURES))}), "
                 f"got {features!r}"
             )
         header["features"] = tuple(features)

@@ -22,11 +22,11 @@ from collections.abc import Sequence
 
 import numpy as np
 from spinner_env.agents import ExpertAgent, HeuristicAgent
-from spinner_env.agents.expert import ExpertWeights
 
 from spinner_env.core.agent import GameView
 from spinner_env.games import game_spec
 from spinner_env.games.spinner.batched_heuristic import heuristic_actions_from_obs
+from spinner_env.games.spinner.expert import SpinnerExpertWeights
 
 
 def decision_times(game: str, num_players: int, decisions: int) -> dict[str, float]:
@@ -77,7 +77,7 @@ def decision_times(game: str, num_players: int, decisions: int) -> dict[str, flo
 def compiled_spinner_expert(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
     """The Spinner expert's compiled twin (the compiled heuristic with its weights) from
     observations."""
-    return heuristic_actions_from_obs(obs, masks, ExpertWeights().as_array())
+    return heuristic_actions_from_obs(obs, masks, SpinnerExpertWeights().as_array())
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -3,8 +3,9 @@
 Both choose on positions of random play (every decision with two or more legal actions,
 the only ones where they score anything): the compiled
 ``spinner_heuristic.heuristic_actions`` over the records of B games at once (the expert
-is the same code with ``ExpertWeights``), and ``HeuristicAgent.act`` / ``ExpertAgent.act``
-one decision at a time on ``spinner_v0.raw_env``, reading the reference engine.
+is the same code with ``SpinnerExpertWeights``), and ``SpinnerHeuristicAgent.act`` /
+``SpinnerExpertAgent.act`` one decision at a time on ``spinner_v0.raw_env``, reading the
+reference engine.
 
 ``--matches N`` also plays N batched matches of the compiled expert against compiled
 heuristics at every other seat (``LearnerBatch``, the expert's seat drawn per match) and
@@ -23,16 +24,18 @@ import time
 from collections.abc import Sequence
 
 import numpy as np
-from spinner_env.agents.expert import ExpertAgent
-from spinner_env.agents.heuristic import HeuristicAgent
 
 from spinner_env import spinner_v0
 from spinner_env.games.spinner.batched import BatchedSpinner, sample_legal
 from spinner_env.games.spinner.batched_heuristic import heuristic_actions
+from spinner_env.games.spinner.expert import SpinnerExpertAgent
+from spinner_env.games.spinner.heuristic import SpinnerHeuristicAgent
 from spinner_env.games.spinner.rules import SpinnerRules
 
 
-def compiled_rate(agent: HeuristicAgent, num_players: int, num_games: int, seconds: float) -> float:
+def compiled_rate(
+    agent: SpinnerHeuristicAgent, num_players: int, num_games: int, seconds: float
+) -> float:
     weights = agent.compiled_weights()
     engine = BatchedSpinner(num_games, SpinnerRules(num_players=num_players))
     rng = np.random.default_rng(0)
@@ -50,7 +53,7 @@ def compiled_rate(agent: HeuristicAgent, num_players: int, num_games: int, secon
     return decisions / clock
 
 
-def agent_rate(agent: HeuristicAgent, num_players: int, seconds: float) -> float:
+def agent_rate(agent: SpinnerHeuristicAgent, num_players: int, seconds: float) -> float:
     env = spinner_v0.raw_env(num_players=num_players)
     rng = np.random.default_rng(0)
     env.reset(seed=0)
@@ -69,9 +72,7 @@ def agent_rate(agent: HeuristicAgent, num_players: int, seconds: float) -> float
     return decisions / clock
 
 
-def expert_win_rate(
-    num_players: int, matches: int, seed: int
-) -> tuple[float, tuple[float, float]]:
+def expert_win_rate(num_players: int, matches: int, seed: int) -> tuple[float, tuple[float, float]]:
     """The compiled expert's match win rate against compiled heuristics at every other
     seat (``spinner_env.train.league.win_rate``: one match per game record, won when its
     match reward is positive, half when all tie), and its 95% Wilson interval."""
@@ -96,7 +97,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.smoke:
         args.games, args.seconds, args.matches = 64, 0.1, 16
     print(f"{args.players} players, decisions with two or more legal actions:")
-    for agent in (HeuristicAgent(), ExpertAgent()):
+    for agent in (SpinnerHeuristicAgent(), SpinnerExpertAgent()):
         compiled = compiled_rate(agent, args.players, args.games, args.seconds)
         reference = agent_rate(agent, args.players, args.seconds)
         rows = {

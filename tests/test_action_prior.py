@@ -12,13 +12,10 @@ import pytest
 import torch
 from gymnasium import spaces
 from spinner_env.agents import make_agent
-from spinner_env.agents.expert import ExpertAgent
 from spinner_env.agents.features import (
     ADVANTAGE_POINTS,
     ActionPrior,
     ObservationFeatures,
-    mexican_train_expert_advantages,
-    spinner_expert_advantages,
 )
 from spinner_env.agents.policy import (
     FORMAT_VERSION,
@@ -37,9 +34,14 @@ from spinner_env import mexican_train_v0, spinner_v0
 from spinner_env.batched.core import sample_legal
 from spinner_env.games.mexican_train.batched_expert import legal_masks
 from spinner_env.games.mexican_train.expert import MexicanTrainExpertAgent
+from spinner_env.games.mexican_train.features import (
+    expert_advantages as mexican_train_expert_advantages,
+)
 from spinner_env.games.mexican_train.rules import MexicanTrainRules
 from spinner_env.games.spinner.batched import BatchedSpinner
 from spinner_env.games.spinner.batched_heuristic import heuristic_actions, legal_masks_from_obs
+from spinner_env.games.spinner.expert import SpinnerExpertAgent
+from spinner_env.games.spinner.features import expert_advantages as spinner_expert_advantages
 from spinner_env.games.spinner.rules import SpinnerRules
 
 MEXICAN_TRAIN = mexican_train_v0.ENCODING
@@ -71,7 +73,7 @@ GAMES = {
     "mexican_train": (
         mexican_train_v0, MexicanTrainExpertAgent, legal_masks, mexican_train_expert_advantages
     ),
-    "spinner": (spinner_v0, ExpertAgent, legal_masks_from_obs, spinner_expert_advantages),
+    "spinner": (spinner_v0, SpinnerExpertAgent, legal_masks_from_obs, spinner_expert_advantages),
 }
 
 

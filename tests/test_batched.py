@@ -20,7 +20,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sb3_contrib import MaskablePPO
 from spinner_env.agents.baselines import GreedyAgent
-from spinner_env.agents.heuristic import HeuristicAgent, HeuristicWeights
 from spinner_env.train.config import TrainConfig
 from spinner_env.train.ppo import make_pool, make_training_env
 from spinner_env.train.vec_env import MexicanTrainVecEnv, SpinnerVecEnv
@@ -46,6 +45,7 @@ from spinner_env.games import game_of
 from spinner_env.games.mexican_train.batched import BatchedMexicanTrain
 from spinner_env.games.mexican_train.rules import MexicanTrainRules, MexicanTrainState
 from spinner_env.games.spinner.batched import BatchedSpinner
+from spinner_env.games.spinner.heuristic import SpinnerHeuristicAgent, SpinnerWeights
 from spinner_env.games.spinner.rules import ALL_TILES, SpinnerRules
 from spinner_env.wrappers import SingleAgentEnv
 
@@ -327,7 +327,10 @@ class PythonGreedy:
 
 
 # Two weight sets at alternate seats: one pool, two compiled heuristic kinds.
-HEURISTICS = [HeuristicAgent(), HeuristicAgent(weights=HeuristicWeights(points=0.5, double=9.0))]
+HEURISTICS = [
+    SpinnerHeuristicAgent(),
+    SpinnerHeuristicAgent(weights=SpinnerWeights(points=0.5, double=9.0)),
+]
 
 
 @pytest.mark.parametrize(
@@ -451,11 +454,11 @@ def test_train_ppo_backend_batched_trains_with_snapshot_opponents(tmp_path):
 
 def test_learner_batch_keeps_one_weight_row_per_heuristic_weight_set():
     """A sampler that hands out new agent objects every episode does not grow the table."""
-    odd = HeuristicWeights(points=2.0)
+    odd = SpinnerWeights(points=2.0)
     batch = LearnerBatch(
         4,
         SpinnerRules(num_players=3),
-        lambda rng, count: [HeuristicAgent(), HeuristicAgent(weights=odd)][:count],
+        lambda rng, count: [SpinnerHeuristicAgent(), SpinnerHeuristicAgent(weights=odd)][:count],
     )
     for seed in range(5):
         batch.reset(seed)

@@ -1,7 +1,7 @@
-"""The compiled expert decides as ``ExpertAgent`` does, decision by decision.
+"""The compiled expert decides as ``SpinnerExpertAgent`` does, decision by decision.
 
 The compiled heuristic (``spinner_env.games.spinner.batched_heuristic``) plays the expert when its
-weights are ``ExpertWeights``. Batched games are shadowed by ``spinner_v0.raw_env`` games
+weights are ``SpinnerExpertWeights``. Batched games are shadowed by ``spinner_v0.raw_env`` games
 dealt from the same seeds (``play_side_by_side`` of ``tests/test_batched.py``); at every
 decision the compiled choice, read from the game record and from the observation, must
 be the agent's on the reference engine: the heuristic's scores plus the chance that the
@@ -18,8 +18,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from spinner_env.agents.expert import ExpertAgent, ExpertWeights
-from spinner_env.agents.heuristic import HeuristicAgent
+from spinner_env.agents import ExpertAgent, HeuristicAgent
 from spinner_env.train.config import TrainConfig
 from spinner_env.train.ppo import make_pool, make_training_env
 from test_batched import check_learner_batch_against_single_agent_env
@@ -31,28 +30,32 @@ from spinner_env.games.mexican_train.batched_expert import MexicanTrainExpertPol
 from spinner_env.games.mexican_train.expert import MexicanTrainExpertWeights
 from spinner_env.games.mexican_train.rules import MexicanTrainRules
 from spinner_env.games.spinner.batched_players import HeuristicPolicy
+from spinner_env.games.spinner.expert import SpinnerExpertAgent, SpinnerExpertWeights
+from spinner_env.games.spinner.heuristic import SpinnerHeuristicAgent
 from spinner_env.games.spinner.rules import SpinnerRules
 from spinner_env.games.spinner.weights import COMPILED_WEIGHT_NAMES, EXPERT_WEIGHT_NAMES
 
 WEIGHT_SETS = {
-    "default": ExpertWeights(),
+    "default": SpinnerExpertWeights(),
     # Whole numbers: equal scores wherever the blocking chance is 0 or 1 (first maximum wins).
-    "ties": ExpertWeights(
+    "ties": SpinnerExpertWeights(
         *([1.0, 1.0, 2] + [1.0] * 7), block_next=3.0, keep_wild=2.0, own_stuck=1.0
     ),
     # The heuristic's terms back on, the expert's at other strengths and a negative one.
-    "odd": ExpertWeights(0.3, 2.7, 7, -1.25, 3.1, 0.45, 5.5, 0.1, 9.0, -2.0, 33.0, 11.5, -4.0),
+    "odd": SpinnerExpertWeights(
+        0.3, 2.7, 7, -1.25, 3.1, 0.45, 5.5, 0.1, 9.0, -2.0, 33.0, 11.5, -4.0
+    ),
 }
 EXPERT_WEIGHTS = [COMPILED_WEIGHT_NAMES.index(name) for name in EXPERT_WEIGHT_NAMES]
 """Where the expert's own weights sit in a compiled weight array."""
 
 
 def check_expert(
-    rules: SpinnerRules, weights: ExpertWeights, seed: int, games: int, decisions: int
+    rules: SpinnerRules, weights: SpinnerExpertWeights, seed: int, games: int, decisions: int
 ) -> int:
-    """The compiled expert chooses as ``ExpertAgent`` (``check_compiled_chooses_as``);
+    """The compiled expert chooses as ``SpinnerExpertAgent`` (``check_compiled_chooses_as``);
     return the decisions where its own terms changed the heuristic's scores' choice."""
-    agent = ExpertAgent(weights=weights)
+    agent = SpinnerExpertAgent(weights=weights)
     without_own = agent.compiled_weights()
     without_own[EXPERT_WEIGHTS] = 0.0  # the heuristic's scores alone
     _, changed = check_compiled_chooses_as(agent, rules, seed, games, decisions, without_own)
@@ -93,7 +96,7 @@ def test_compiled_expert_chooses_as_the_agent_in_every_variant(
         shortened=shortened,
         seeded_first_dealer=seeded_first_dealer,
     )
-    check_expert(rules, ExpertWeights(), seed, 4, 60)
+    check_expert(rules, SpinnerExpertWeights(), seed, 4, 60)
 
 
 def test_the_expert_maps_to_its_compiled_weights() -> None:
@@ -102,11 +105,11 @@ def test_the_expert_maps_to_its_compiled_weights() -> None:
     (its Mexican Train weights), never as the compiled heuristic."""
     default = as_batched("expert")
     assert isinstance(default, HeuristicPolicy) and default.name == "expert"
-    np.testing.assert_array_equal(default.weights, ExpertWeights().as_array())
-    odd = as_batched(ExpertAgent(weights=WEIGHT_SETS["odd"]))
+    np.testing.assert_array_equal(default.weights, SpinnerExpertWeights().as_array())
+    odd = as_batched(SpinnerExpertAgent(weights=WEIGHT_SETS["odd"]))
     np.testing.assert_array_equal(odd.weights, WEIGHT_SETS["odd"].as_array())
     assert odd.weights[COMPILED_WEIGHT_NAMES.index("own_stuck")] == -4.0
-    heuristic = as_batched(HeuristicAgent(weights=WEIGHT_SETS["odd"]))
+    heuristic = as_batched(SpinnerHeuristicAgent(weights=WEIGHT_SETS["odd"]))
     assert heuristic.name == "heuristic"
     assert not heuristic.weights[EXPERT_WEIGHTS].any()
     for expert in ("expert", ExpertAgent()):
@@ -133,9 +136,9 @@ def test_learner_batch_plays_experts_and_heuristics_as_single_agent_env(
 ) -> None:
     """One pool, the expert and a heuristic at alternate seats: two compiled weight rows."""
     agents = [
-        ExpertAgent(),
-        HeuristicAgent(),
-        ExpertAgent(weights=replace(ExpertWeights(), keep_wild=9.0)),
+        SpinnerExpertAgent(),
+        SpinnerHeuristicAgent(),
+        SpinnerExpertAgent(weights=replace(SpinnerExpertWeights(), keep_wild=9.0)),
     ]
     rules = SpinnerRules(num_players=num_players, num_hands=2)
     check_learner_batch_against_single_agent_env(rules, "hand_score", episode, None, agents)
@@ -158,5 +161,8 @@ def test_a_batched_training_pool_seats_the_expert_compiled() -> None:
     for _ in range(20):
         env.step(np.argmax(env.action_masks(), axis=1))
     # A weight row is a compiled kind's: neither is left to Python.
-    expected = {tuple(ExpertWeights().as_array()), tuple(HeuristicAgent().compiled_weights())}
+    expected = {
+        tuple(SpinnerExpertWeights().as_array()),
+        tuple(SpinnerHeuristicAgent().compiled_weights()),
+    }
     assert {tuple(row) for row in env.batch.heuristic_weights} == expected

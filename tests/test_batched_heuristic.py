@@ -1,4 +1,4 @@
-"""The compiled heuristic decides as ``HeuristicAgent`` does, decision by decision.
+"""The compiled heuristic decides as ``SpinnerHeuristicAgent`` does, decision by decision.
 
 Batched games are shadowed by ``spinner_v0.raw_env`` games dealt from the same seeds
 (``play_side_by_side`` of ``tests/test_batched.py``); at every decision the compiled
@@ -14,8 +14,6 @@ from dataclasses import fields
 
 import numpy as np
 import pytest
-from spinner_env.agents.expert import ExpertWeights
-from spinner_env.agents.heuristic import HeuristicAgent, HeuristicWeights
 from test_batched import play_side_by_side
 
 from spinner_env.batched.vector import as_batched
@@ -27,6 +25,8 @@ from spinner_env.games.spinner.batched_heuristic import (
     heuristic_actions_from_obs,
 )
 from spinner_env.games.spinner.batched_players import HeuristicPolicy
+from spinner_env.games.spinner.expert import SpinnerExpertWeights
+from spinner_env.games.spinner.heuristic import SpinnerHeuristicAgent, SpinnerWeights
 from spinner_env.games.spinner.rules import SpinnerRules
 from spinner_env.games.spinner.weights import (
     COMPILED_WEIGHT_NAMES,
@@ -35,18 +35,18 @@ from spinner_env.games.spinner.weights import (
 )
 
 WEIGHT_SETS = {
-    "default": HeuristicWeights(),
+    "default": SpinnerWeights(),
     # Whole numbers everywhere: many equal scores, so the first-maximum rule is exercised.
-    "ties": HeuristicWeights(*([1.0, 1.0, 2] + [1.0] * 7)),
-    "odd": HeuristicWeights(0.3, 2.7, 7, -1.25, 3.1, 0.45, 5.5, 0.1, 9.0, -2.0),
+    "ties": SpinnerWeights(*([1.0, 1.0, 2] + [1.0] * 7)),
+    "odd": SpinnerWeights(0.3, 2.7, 7, -1.25, 3.1, 0.45, 5.5, 0.1, 9.0, -2.0),
 }
 
 
 def test_weight_names_are_the_heuristic_weights_fields_then_the_experts() -> None:
     """The heuristic's array holds its weights, then the expert's own and the phase
     weights at 0 (off)."""
-    assert tuple(f.name for f in fields(HeuristicWeights)) == HEURISTIC_WEIGHT_NAMES
-    assert tuple(f.name for f in fields(ExpertWeights)) == WEIGHT_NAMES
+    assert tuple(f.name for f in fields(SpinnerWeights)) == HEURISTIC_WEIGHT_NAMES
+    assert tuple(f.name for f in fields(SpinnerExpertWeights)) == WEIGHT_NAMES
     assert COMPILED_WEIGHT_NAMES == WEIGHT_NAMES + PHASE_WEIGHT_NAMES
     weights = WEIGHT_SETS["odd"]
     expected = [getattr(weights, n) for n in HEURISTIC_WEIGHT_NAMES]
@@ -57,17 +57,17 @@ def test_weight_names_are_the_heuristic_weights_fields_then_the_experts() -> Non
 @pytest.mark.parametrize("weights", WEIGHT_SETS.values(), ids=WEIGHT_SETS.keys())
 @pytest.mark.parametrize("num_players", [2, 3, 4, 8])
 def test_compiled_heuristic_chooses_as_the_agent(
-    num_players: int, weights: HeuristicWeights
+    num_players: int, weights: SpinnerWeights
 ) -> None:
     """Every decision of hand episodes (all hand numbers, S2.2), for positions of every kind."""
     rules = SpinnerRules(num_players=num_players, draw_until_playable=num_players == 4)
-    agent = HeuristicAgent(weights=weights)
+    agent = SpinnerHeuristicAgent(weights=weights)
     choices, _ = check_compiled_chooses_as(agent, rules, 1000 * num_players, 8, 120)
     assert choices > 200
 
 
 def check_compiled_chooses_as(
-    agent: HeuristicAgent,
+    agent: SpinnerHeuristicAgent,
     rules: SpinnerRules,
     seed: int,
     num_games: int,
@@ -107,8 +107,8 @@ def check_compiled_chooses_as(
 def test_heuristic_agents_and_the_name_map_to_compiled_weights() -> None:
     default = as_batched("heuristic")
     assert isinstance(default, HeuristicPolicy)
-    np.testing.assert_array_equal(default.weights, HeuristicWeights().as_array())
-    odd = as_batched(HeuristicAgent(weights=WEIGHT_SETS["odd"]))
+    np.testing.assert_array_equal(default.weights, SpinnerWeights().as_array())
+    odd = as_batched(SpinnerHeuristicAgent(weights=WEIGHT_SETS["odd"]))
     np.testing.assert_array_equal(odd.weights, WEIGHT_SETS["odd"].as_array())
     with pytest.raises(ValueError, match="shape"):
         HeuristicPolicy(np.zeros(3))
@@ -118,7 +118,7 @@ def test_compiled_heuristic_refuses_wrong_shapes() -> None:
     """The compiled loops have no bounds checks, so their entry points check shapes."""
     engine = BatchedSpinner(3, SpinnerRules(num_players=2))
     step = engine.reset(0)
-    w = HeuristicWeights().as_array()
+    w = SpinnerWeights().as_array()
     with pytest.raises(ValueError, match="mask"):
         heuristic_actions(engine.games, 2, step.mask[:2], w)
     with pytest.raises(ValueError, match="weights"):

@@ -251,7 +251,7 @@ def test_heuristic_agents_and_the_name_map_to_compiled_weights() -> None:
     odd = WEIGHT_SETS["odd"]
     for agent in (
         MexicanTrainHeuristicAgent(weights=odd),
-        HeuristicAgent(mexican_train_weights=odd),
+        HeuristicAgent(weights={"mexican_train": odd}),
     ):
         np.testing.assert_array_equal(as_batched(agent, rules).weights, odd.as_array())
     with pytest.raises(ValueError, match="shape"):

@@ -129,7 +129,7 @@ def test_the_batched_engine_plays_the_expert_compiled() -> None:
         agent = make_agent(spec)
         policy = as_batched(agent, rules)
         assert isinstance(policy, MexicanTrainExpertPolicy)
-        assert policy.weights.tolist() == agent.mexican_train_weights.as_array().tolist()
+        assert policy.weights.tolist() == agent.weights["mexican_train"].as_array().tolist()
         assert policy.double_blank_50
 
 

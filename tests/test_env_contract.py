@@ -25,9 +25,12 @@ from spinner_env.train.vec_env import BatchedVecEnv
 from spinner_env.aec import DominoAECEnv
 from spinner_env.batched.core import BatchedEngine, CompiledRules
 from spinner_env.batched.rollout import BatchedRollouts
+from spinner_env.core.agent import GameView, ScoringAgent
 from spinner_env.core.encoding import Encoding
+from spinner_env.core.game import HAND_WRITTEN_ROLES
 from spinner_env.core.match import MatchState
 from spinner_env.core.text import counted
+from spinner_env.core.valuation import Feature
 from spinner_env.games import GAMES, CompiledPlayer, GameSpec, game_of, game_spec
 
 ADDING_A_GAME = Path(__file__).parent.parent / "docs" / "adding_a_game.md"
@@ -126,6 +129,22 @@ def test_a_registered_game_provides_every_piece(game: GameSpec):
 
     vec_env = vec_envs.PER_GAME[game.class_prefix + "VecEnv"]
     assert issubclass(vec_env, BatchedVecEnv) and vec_env.rules_class is game.rules_class
+
+    env = game.raw_env(num_players=3)
+    env.reset(seed=0)
+    mask = env.observe(env.agent_selection)["action_mask"]
+    view = GameView(env.game, game.encoding)
+    for role in HAND_WRITTEN_ROLES:
+        player = game.hand_written(role)(0, None)
+        assert isinstance(player, ScoringAgent) and player.name == role
+        assert dataclasses.is_dataclass(player.weights)
+        assert mask[player.act(None, mask, view)] == 1
+        other_rules = next(g for g in GAMES.values() if g is not game).rules_class()
+        assert player.compiled_twin(other_rules) is None
+    for feature in game.features():
+        assert isinstance(feature, Feature) and feature.game == game.encoding.game_name
+        obs = env.observe(env.agent_selection)["observation"][None]
+        assert feature.compute(obs).shape == (1, feature.size)
 
 
 def test_the_adding_a_game_page_names_every_field_of_the_record():

@@ -6,12 +6,12 @@ import math
 from dataclasses import fields, replace
 
 import pytest
-from spinner_env.agents import ExpertAgent, ExpertWeights, HeuristicAgent, make_agent
-from spinner_env.agents.expert import Outlook
-from spinner_env.agents.heuristic import HeuristicWeights
+from spinner_env.agents import ExpertAgent, make_agent
 from spinner_env.train.evaluate import tournament
 from test_agents import SETTER, deal, decide, play, shown_void_in_3_8_and_s
 
+from spinner_env.games.spinner.expert import Outlook, SpinnerExpertAgent, SpinnerExpertWeights
+from spinner_env.games.spinner.heuristic import SpinnerHeuristicAgent, SpinnerWeights
 from spinner_env.games.spinner.rules import ALL_TILES, S
 
 
@@ -19,8 +19,8 @@ def test_the_expert_keeps_its_spinner_tile_while_a_plain_tile_fits():
     """S1.2, S4.2: 5-S fits any end, so it is kept for a turn when nothing else will;
     2-9 goes on the set's 9 arm instead. The heuristic dumps the heavier 5-S."""
     view = deal(SETTER, "2-9 5-S 2-2 4-4 5-5 6-6 7-7 2-4 2-5 2-6 4-5 4-6 4-7 5-6")
-    assert decide(HeuristicAgent(), view).startswith("5-S")
-    assert decide(ExpertAgent(), view) == "2-9 on 9 (opens 2)"
+    assert decide(SpinnerHeuristicAgent(), view).startswith("5-S")
+    assert decide(SpinnerExpertAgent(), view) == "2-9 on 9 (opens 2)"
 
 
 def test_the_next_seat_chance_to_be_stuck_counts_only_tiles_it_may_hold():
@@ -45,8 +45,8 @@ def test_the_expert_fills_the_ends_the_next_seat_is_void_in():
     void in 3 and in spinners, so it must draw (S6.2); seat 1 keeps 3-4 to follow. The
     heuristic's double bonuses are off in the expert: the blocking chance decides."""
     view = shown_void_in_3_8_and_s()
-    assert decide(ExpertAgent(), view) == "3-3 on 3 (opens 3)"
-    never_blocking = ExpertAgent(weights=replace(ExpertWeights(), block_next=0.0))
+    assert decide(SpinnerExpertAgent(), view) == "3-3 on 3 (opens 3)"
+    never_blocking = SpinnerExpertAgent(weights=replace(SpinnerExpertWeights(), block_next=0.0))
     assert decide(never_blocking, view) == "7-8 on 8 (opens 7)"  # the heavier tile
 
 
@@ -65,8 +65,8 @@ def test_the_expert_keeps_a_tile_for_the_ends_it_leaves(follow_up, expected):
     play(game, "3-9")
     play(game, "0-7")
     assert game.current == 1 and game.playable_ends() == [0, 3]
-    assert decide(ExpertAgent(), view) == expected
-    never_stuck = ExpertAgent(weights=replace(ExpertWeights(), own_stuck=0.0))
+    assert decide(SpinnerExpertAgent(), view) == expected
+    never_stuck = SpinnerExpertAgent(weights=replace(SpinnerExpertWeights(), own_stuck=0.0))
     assert decide(never_stuck, view) == "3-3 on 3 (opens 3)"
 
 
@@ -74,13 +74,13 @@ def test_the_expert_weights_extend_the_heuristic_weights():
     """Every heuristic weight is an expert weight, so one scoring serves both players; with
     the expert's own considerations off and the heuristic's weights it decides as the
     heuristic does."""
-    own = {f.name for f in fields(ExpertWeights)} - {f.name for f in fields(HeuristicWeights)}
+    own = {f.name for f in fields(SpinnerExpertWeights)} - {f.name for f in fields(SpinnerWeights)}
     assert own == {"block_next", "keep_wild", "own_stuck"}
-    heuristic_like = ExpertWeights(
-        **{f.name: getattr(HeuristicWeights(), f.name) for f in fields(HeuristicWeights)},
+    heuristic_like = SpinnerExpertWeights(
+        **{f.name: getattr(SpinnerWeights(), f.name) for f in fields(SpinnerWeights)},
         **dict.fromkeys(own, 0.0),
     )
-    agents = [ExpertAgent(weights=heuristic_like), HeuristicAgent()]
+    agents = [SpinnerExpertAgent(weights=heuristic_like), SpinnerHeuristicAgent()]
     report = tournament(agents, 2, matches=4, rules={"num_hands": 2}, progress=False)
     assert report.agents["expert"]["points"].mean == report.agents["heuristic"]["points"].mean
 

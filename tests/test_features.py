@@ -134,7 +134,7 @@ def test_observation_features_append_to_rows_and_single_observations():
 @pytest.mark.parametrize(
     ("names", "encoding", "message"),
     [
-        (["chain"], MEXICAN_TRAIN, "no observation feature 'chain'; the features are plan"),
+        (["chain"], MEXICAN_TRAIN, "no observation feature 'chain'; the features are expert, plan"),
         (["plan"], spinner_v0.ENCODING, "'plan' reads Mexican Train observations, not Spinner"),
         (["plan", "plan"], MEXICAN_TRAIN, "named twice"),
     ],

@@ -126,6 +126,12 @@ def test_wheel_installs_nothing_under_a_generic_top_level_name(installed):
     assert "spinner_env/agents/checkpoints/spinner_2p.safetensors" in files
     assert "spinner_env/web/static/app.js" in files
     assert "spinner_env/configs/exploit.yaml" in files
+    # pyproject.toml lists the packages by name: a folder left off it (a new game's) would
+    # install without its modules.
+    checkout = [
+        init.relative_to(ROOT).as_posix() for init in (ROOT / "spinner_env").rglob("__init__.py")
+    ]
+    assert [init for init in checkout if init not in files] == []
 
 
 def test_users_own_agents_and_train_next_to_an_installed_spinner_env(installed, tmp_path):

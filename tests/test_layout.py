@@ -8,6 +8,7 @@ it runs.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import subprocess
 import sys
 from pathlib import Path
@@ -25,15 +26,6 @@ REGISTRY = {
     # classic/connect_four_v3.py gathers its game's folder.
     *(f"spinner_env/{game.env_name}.py" for game in GAMES.values()),
 }
-STILL_NAMING_GAMES = {
-    "agents/expert.py": "Spinner's expert",
-    "agents/heuristic.py": "Spinner's heuristic; Mexican Train's, its package's, by delegation",
-    "agents/features.py": "the policies' extra inputs read each game's observation",
-    "agents/residual_inputs.py": "the residual's inputs, per game",
-}
-"""Shared modules that still hold a game's knowledge (the hand-written players and the
-policies' game-specific inputs, which move into the games' packages next): this list may
-only shrink, and each file on it must still need to be on it."""
 
 
 def game_class_names() -> dict[str, str]:
@@ -85,9 +77,7 @@ def shared_sources() -> list[Path]:
 
 
 def test_only_the_registry_and_the_games_name_a_game():
-    """Issue 51 item 2: the shared layers ask the record (``GameSpec``) and name no game;
-    the files still on :data:`STILL_NAMING_GAMES` are the exceptions, and every one of them
-    must still be one (a file mended comes off the list)."""
+    """Issue 51 item 2: the shared layers ask the record (``GameSpec``) and name no game."""
     classes = game_class_names()
     naming = {}
     for source in shared_sources():
@@ -96,8 +86,7 @@ def test_only_the_registry_and_the_games_name_a_game():
             found = names_of_games(source, classes)
             if found:
                 naming[path] = sorted(found)
-    assert {p: n for p, n in naming.items() if p not in STILL_NAMING_GAMES} == {}
-    assert sorted(set(STILL_NAMING_GAMES) - set(naming)) == []
+    assert naming == {}
 
 
 def test_imports_run_one_way_core_games_agents_training():
@@ -144,7 +133,10 @@ def test_a_games_record_points_into_its_own_package():
     """The record's lazy paths load from the game's folder (the SB3 VecEnv and the other
     layers above find the game by its rules, not by a path of theirs)."""
     for name, game in GAMES.items():
-        paths = (game.env_path, game.engine_path, game.opponents_path, game.rollouts_path)
-        assert all(
-            p.startswith(f"spinner_env.games.{name}.") for p in (*paths, game.board_path)
-        ), paths
+        paths = [
+            getattr(game, field.name)
+            for field in dataclasses.fields(game)
+            if field.name.endswith("_path") and getattr(game, field.name) is not None
+        ]
+        assert len(paths) >= 8 and all(p.startswith(f"spinner_env.games.{name}.") for p in paths)
+

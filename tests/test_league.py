@@ -12,8 +12,7 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 from safetensors.torch import load_file
-from spinner_env.agents import RandomAgent, make_agent
-from spinner_env.agents.heuristic import HeuristicWeights
+from spinner_env.agents import HeuristicAgent, RandomAgent, make_agent
 from spinner_env.train.config import LeagueConfig, TrainConfig
 from spinner_env.train.executor import Executor
 from spinner_env.train.league import (
@@ -103,7 +102,7 @@ def test_a_seed_draws_the_same_heuristic_variants_and_opponents():
 
     assert variants(5) == variants(5)
     assert variants(5) != variants(6)
-    assert HeuristicWeights() not in variants(5)[:3]
+    assert HeuristicAgent().weights not in variants(5)[:3]
 
 
 def test_win_rate_counts_each_games_first_episode():

@@ -19,11 +19,9 @@ import torch
 import yaml
 from safetensors import safe_open
 from safetensors.torch import save_file
-from spinner_env.agents import ExpertWeights, make_agent
+from spinner_env.agents import make_agent
 from spinner_env.agents.features import (
     FEATURES,
-    MEXICAN_TRAIN_EXPERT,
-    SPINNER_EXPERT,
     ObservationFeatures,
     Residual,
     ValuationPolicy,
@@ -55,9 +53,12 @@ from spinner_env.core.encoding import hand_score_difference
 from spinner_env.games import game_spec
 from spinner_env.games.mexican_train.batched import BatchedMexicanTrain
 from spinner_env.games.mexican_train.batched_expert import MexicanTrainExpertPolicy
+from spinner_env.games.mexican_train.features import EXPERT as MEXICAN_TRAIN_EXPERT
 from spinner_env.games.mexican_train.rules import MexicanTrainRules
 from spinner_env.games.spinner.batched import BatchedSpinner
 from spinner_env.games.spinner.batched_players import HeuristicPolicy
+from spinner_env.games.spinner.expert import SpinnerExpertWeights
+from spinner_env.games.spinner.features import EXPERT as SPINNER_EXPERT
 from spinner_env.games.spinner.rules import SpinnerRules
 
 RESEARCH_CONFIGS = Path(__file__).resolve().parent.parent / "research" / "configs"
@@ -101,7 +102,7 @@ def table(game: str, size: int) -> tuple[Any, Any, Any]:
     players, Mexican Train at 4), its rules and its expert's batched policy."""
     if game == "spinner":
         rules = SpinnerRules(num_players=2)
-        expert = HeuristicPolicy(ExpertWeights().as_array(), "expert")
+        expert = HeuristicPolicy(SpinnerExpertWeights().as_array(), "expert")
         return BatchedSpinner(size, rules, reward="hand_score", episode="hand"), rules, expert
     rules = MexicanTrainRules(num_players=4)
     expert = MexicanTrainExpertPolicy(MEXICAN_TRAIN_EXPERT.defaults)

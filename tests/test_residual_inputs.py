@@ -1,5 +1,5 @@
-"""What a learned residual reads beside the valuation's terms
-(``spinner_env.agents.residual_inputs``): each group checked against a count made tile by
+"""What a learned residual reads beside the valuation's terms (each game's ``INPUTS``,
+``spinner_env.games.<game>.features``): each group checked against a count made tile by
 tile from the observation, a residual that reads groups plays them and keeps them in its
 file (format 7), policy iteration values them and learns from them."""
 
@@ -9,14 +9,8 @@ import numpy as np
 import pytest
 import test_policy_iteration as policy_iteration_tests
 import yaml
-from spinner_env.agents.features import (
-    MEXICAN_TRAIN_EXPERT,
-    SPINNER_EXPERT,
-    Residual,
-    ValuationPolicy,
-)
+from spinner_env.agents.features import Residual, ValuationPolicy
 from spinner_env.agents.policy import PolicyAgent, load_policy
-from spinner_env.agents.residual_inputs import MEXICAN_TRAIN_INPUTS, SPINNER_INPUTS
 from spinner_env.train.config import ResidualConfig, config_path, load_config
 from spinner_env.train.policy_iteration import (
     Values,
@@ -26,6 +20,8 @@ from spinner_env.train.policy_iteration import (
 )
 
 from spinner_env import spinner_v0
+from spinner_env.games.mexican_train.features import EXPERT as MEXICAN_TRAIN_EXPERT
+from spinner_env.games.mexican_train.features import INPUTS as MEXICAN_TRAIN_INPUTS
 from spinner_env.games.mexican_train.rollout import MexicanTrainRollouts
 from spinner_env.games.mexican_train.rules import MexicanTrainRules
 from spinner_env.games.spinner.batched import (
@@ -39,6 +35,8 @@ from spinner_env.games.spinner.batched import (
 )
 from spinner_env.games.spinner.batched_players import HeuristicPolicy
 from spinner_env.games.spinner.encoding import OBSERVATION_SLICES as SL
+from spinner_env.games.spinner.features import EXPERT as SPINNER_EXPERT
+from spinner_env.games.spinner.features import INPUTS as SPINNER_INPUTS
 from spinner_env.games.spinner.rules import NUM_VALUES, SpinnerRules
 
 GROUPS = ("position", "move")

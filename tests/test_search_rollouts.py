@@ -42,8 +42,8 @@ from spinner_env.games.spinner.rules import SpinnerRules, SpinnerState
 
 ENCODING = game_spec("spinner").encoding
 MT_ENCODING = game_spec("mexican_train").encoding
-WEIGHTS = HeuristicAgent().weights.as_array()
-MT_WEIGHTS = HeuristicAgent().mexican_train_weights.as_array()
+WEIGHTS = HeuristicAgent().weights["spinner"].as_array()
+MT_WEIGHTS = HeuristicAgent().weights["mexican_train"].as_array()
 
 
 def random_position(

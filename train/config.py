@@ -252,7 +252,8 @@ class ExpertIterationConfig:
 class ResidualConfig:
     """``policy_iteration.residual``: after each generation's least-squares fit, a small
     network of each move's terms and of the prior's input groups named in ``inputs``
-    (:mod:`spinner_env.agents.residual_inputs`; hidden ``layers`` of tanh, its output layer
+    (the game's ``INPUTS``, in its ``features`` module such as
+    :mod:`spinner_env.games.spinner.features`; hidden ``layers`` of tanh, its output layer
     started at zero) is fitted to what the linear fit leaves of the moves' values, each less its
     root's mean (Adam at ``learning_rate``, ``epochs`` passes, ``minibatch_roots`` roots a
     step), and added to the prior's scores

@@ -39,7 +39,7 @@ OPPONENT_HEURISTIC = 3
 """How a seat's moves are chosen by each game's compiled ``compiled_action``: uniformly at
 random, the heaviest tile (``spinner_env.agents.GreedyAgent``), by Python code (the call
 stops there), or the heuristic: kind ``OPPONENT_HEURISTIC + k`` plays it with the
-weights of row k (in Spinner the expert where the row holds ``ExpertWeights``)."""
+weights of row k (in Spinner the expert where the row holds ``SpinnerExpertWeights``)."""
 KIND_OF = {"random": OPPONENT_RANDOM, "greedy": OPPONENT_GREEDY, "heuristic": OPPONENT_HEURISTIC}
 """The kind of each ``CompiledPlayer.kind`` (a heuristic's kind adds its weights' row), in
 every game."""

@@ -73,11 +73,25 @@ class GameSpec:
     rollouts_path: str
     """Its ``spinner_env.batched.rollout.BatchedRollouts`` subclass, whose ``state_of``
     reads a record back as the reference state."""
+    heuristic_path: str
+    """Its hand-written heuristic, the agent class ``heuristic`` plays the game as
+    (``spinner_env.agents.HeuristicAgent``): a ``spinner_env.core.agent.ScoringAgent``
+    made as ``Class(seed, weights)`` (None: its default weights), with a ``weights``
+    attribute (a dataclass of floats, which ``heuristic:jitter=...`` perturbs), playing
+    this game only."""
+    expert_path: str
+    """Its hand-written expert, the agent class ``expert`` plays the game as, made and
+    read as the heuristic's (``heuristic_path``)."""
     board_path: str
     """Its board's module, for pictures and the web page (``spinner_env.picture`` draws the
     rest of the table): ``draw_board(scene, state)``, ``title(state)``, ``WILD_VALUE``
     (the value drawn as a star, or None) and ``move_target(state, move)`` (where a
     placement goes, as the board's targets name it)."""
+
+    features_path: str | None = None
+    """Its observation features' module, whose ``FEATURES`` (a tuple of
+    ``spinner_env.core.valuation.Feature``) policies may read beside the observation
+    (``spinner_env.agents.features``); None: it has none."""
 
     @property
     def class_prefix(self) -> str:
@@ -112,6 +126,21 @@ class GameSpec:
 
     def board(self) -> ModuleType:
         return _load(self.board_path)
+
+    def features(self) -> tuple[Any, ...]:
+        """Its observation features (``features_path``), none if it declares none."""
+        return () if self.features_path is None else _load(self.features_path).FEATURES
+
+    def hand_written(self, role: str) -> type:
+        """Its hand-written player class of ``role``, ``heuristic`` or ``expert``."""
+        if role not in HAND_WRITTEN_ROLES:
+            raise ValueError(f"role must be one of {', '.join(HAND_WRITTEN_ROLES)}, got {role!r}")
+        return _load(getattr(self, role + "_path"))
+
+
+HAND_WRITTEN_ROLES = ("heuristic", "expert")
+"""The hand-written players every game has (its record's ``heuristic_path`` and
+``expert_path``)."""
 
 
 COMPILED_KINDS = ("random", "greedy", "heuristic")
@@ -153,4 +182,4 @@ def _env_for(
     return raw_env(num_players=num_players, **dict(rules))
 
 
-__all__ = ["COMPILED_KINDS", "CompiledPlayer", "GameSpec"]
+__all__ = ["COMPILED_KINDS", "HAND_WRITTEN_ROLES", "CompiledPlayer", "GameSpec"]

@@ -6,7 +6,8 @@
   (``spinner_env.mexican_train_v0`` gathers both under the versioned name).
 - ``text.py``: the text picture; ``board.py``: the board in pictures and on the web page.
 - ``heuristic.py`` and ``expert.py``: the hand-written players (``heuristic`` and
-  ``expert`` play Mexican Train through them).
+  ``expert`` play Mexican Train through them); ``features.py``: what policies may read
+  beside the observation (the hand's plan, the expert's valuation of each action).
 - ``batched.py``: the rules as numba-compiled loops over game records, held to
   ``rules.py`` decision by decision; ``batched_players.py``, ``batched_expert.py`` and
   ``batched_plan.py``: the compiled players (random, greedy, heuristic, expert) and the
@@ -54,5 +55,8 @@ GAME = GameSpec(
     engine_path="spinner_env.games.mexican_train.batched:BatchedMexicanTrain",
     opponents_path="spinner_env.games.mexican_train.batched_players",
     rollouts_path="spinner_env.games.mexican_train.rollout:MexicanTrainRollouts",
+    heuristic_path="spinner_env.games.mexican_train.heuristic:MexicanTrainHeuristicAgent",
+    expert_path="spinner_env.games.mexican_train.expert:MexicanTrainExpertAgent",
     board_path="spinner_env.games.mexican_train.board",
+    features_path="spinner_env.games.mexican_train.features",
 )

@@ -5,6 +5,9 @@
   (``spinner_env.spinner_v0`` gathers both under the versioned name).
 - ``text.py``: the text picture; ``board.py``: the board in pictures and on the web page;
   ``demo.py``: a whole match played and shown in the terminal (``spinner-demo``).
+- ``heuristic.py`` and ``expert.py``: the hand-written players (``heuristic`` and
+  ``expert`` play Spinner through them); ``features.py``: what policies may read beside
+  the observation (the expert's valuation of each action).
 - ``batched.py``: the rules as numba-compiled loops over game records, held to
   ``rules.py`` decision by decision; ``batched_heuristic.py`` and ``batched_players.py``:
   the compiled players (random, greedy, heuristic, expert); ``weights.py``: their
@@ -53,5 +56,8 @@ GAME = GameSpec(
     engine_path="spinner_env.games.spinner.batched:BatchedSpinner",
     opponents_path="spinner_env.games.spinner.batched_players",
     rollouts_path="spinner_env.games.spinner.rollout:SpinnerRollouts",
+    heuristic_path="spinner_env.games.spinner.heuristic:SpinnerHeuristicAgent",
+    expert_path="spinner_env.games.spinner.expert:SpinnerExpertAgent",
     board_path="spinner_env.games.spinner.board",
+    features_path="spinner_env.games.spinner.features",
 )

@@ -10,10 +10,10 @@ highest over the legal ids in ascending order with the first maximum winning
 decision by decision. What the considerations are and why is the agents' docstrings.
 
 One scoring serves both players, because the expert is the heuristic with three more
-considerations (``ExpertWeights`` extends ``HeuristicWeights``): the weights come as a
+considerations (``SpinnerExpertWeights`` extends ``SpinnerWeights``): the weights come as a
 float64 array in the order of ``COMPILED_WEIGHT_NAMES``
 (:mod:`~spinner_env.games.spinner.weights`),
-which ``HeuristicWeights.as_array()`` writes, with the expert's own three at 0 for a
+which ``SpinnerWeights.as_array()`` writes, with the expert's own three at 0 for a
 heuristic. The expert's terms are computed only when one of them is not 0, so the
 heuristic pays nothing for them. After the players' own weights come the phase weights
 (``PHASE_WEIGHT_NAMES``), which no hand-written player has: where one is not 0 the weights
@@ -392,7 +392,7 @@ def _check_batch(rows: int, mask: np.ndarray, w: np.ndarray) -> None:
     if mask.shape[0] != rows or mask.shape[1] != NUM_ACTIONS:
         raise ValueError("mask must have one row of NUM_ACTIONS per game")
     if w.shape[0] != NUM_WEIGHTS:
-        raise ValueError("weights must have NUM_WEIGHTS entries (HeuristicWeights.as_array())")
+        raise ValueError("weights must have NUM_WEIGHTS entries (SpinnerWeights.as_array())")
 
 
 @njit(cache=True)

@@ -1,7 +1,7 @@
 """The names of the weights the compiled Spinner heuristic and expert read
 (:mod:`~spinner_env.games.spinner.batched_heuristic`), in the order it reads them.
 
-``HeuristicWeights.as_array()`` and ``ExpertWeights`` write their weights in this order.
+``SpinnerWeights.as_array()`` and ``SpinnerExpertWeights`` write their weights in this order.
 The names sit apart from the compiled code, which imports numba, so that the agents read
 them without the train extra.
 
@@ -29,11 +29,11 @@ HEURISTIC_WEIGHT_NAMES: tuple[str, ...] = (
     "open_void_next",
     "open_wild",
 )
-"""The ``HeuristicWeights`` fields in the order the compiled code reads them."""
+"""The ``SpinnerWeights`` fields in the order the compiled code reads them."""
 EXPERT_WEIGHT_NAMES: tuple[str, ...] = ("block_next", "keep_wild", "own_stuck")
-"""The expert's own ``ExpertWeights`` fields, read after the heuristic's."""
+"""The expert's own ``SpinnerExpertWeights`` fields, read after the heuristic's."""
 WEIGHT_NAMES = HEURISTIC_WEIGHT_NAMES + EXPERT_WEIGHT_NAMES
-"""Every weight of the hand-written players (``ExpertWeights``' fields), in order."""
+"""Every weight of the hand-written players (``SpinnerExpertWeights``' fields), in order."""
 _NOT_PHASED = ("late_points", "late_hand_size")
 """``late_points`` is ``points``' phase weight already; ``late_hand_size`` sets the phase."""
 LATE_WEIGHT_NAMES: tuple[str, ...] = tuple(

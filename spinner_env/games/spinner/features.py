@@ -1,9 +1,8 @@
-"""What a learned residual (:class:`~spinner_env.agents.features.Residual`) may read beside
-a valuation's terms: named groups of numbers per legal move, each read from the seat's
-observation and the move's action id, so that a policy reads them wherever it plays.
-
-The terms say how a move scores on each of the hand-written player's considerations; a
-group adds what those considerations summarise away. Spinner's (:data:`SPINNER_INPUTS`):
+"""What Spinner's policies may read beside the observation (``spinner_env.agents.features``
+gathers every game's): ``expert``, the expert's score of each legal placement read from
+the observation (:data:`EXPERT`, by the compiled expert,
+:mod:`~spinner_env.games.spinner.batched_heuristic`), as one value per action, and what a
+learned residual on its scores may read (:data:`INPUTS`):
 
 - ``position``: the seat's position, the same for each of its moves: every hand's size and
   the tiles in the boneyard, the points in its own hand, the hand's number, whether it has
@@ -14,26 +13,13 @@ group adds what those considerations summarise away. Spinner's (:data:`SPINNER_I
   tile's points and whether it is a double, then what it leaves: the own hand's tiles of
   each value and the layout's open ends of each value, and the values each other seat is
   known to lack.
-
-Mexican Train's (:data:`MEXICAN_TRAIN_INPUTS`):
-
-- ``position``: every hand's size and the tiles in the boneyard, the points in its own
-  hand, the round's number, whether it has drawn or takes a double's extra placement
-  (M5.2), the unsatisfied doubles (M5.3), each seat's marker (M3.4), the trains open to it
-  now, and how many values each other seat is known to lack (M7). Not the match totals,
-  as in Spinner.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-
 import numpy as np
 
-from spinner_env import mexican_train_v0 as mt
-from spinner_env.games.mexican_train.batched import TILE_PIPS as MT_TILE_PIPS
-from spinner_env.games.mexican_train.rules import NUM_VALUES as MT_NUM_VALUES
+from spinner_env.core.valuation import Feature, InputGroup, Valuation
 from spinner_env.games.spinner.batched import (
     ACTION_END,
     ACTION_OPENS,
@@ -42,24 +28,23 @@ from spinner_env.games.spinner.batched import (
     TILE_LOW,
     TILE_POINTS,
 )
+from spinner_env.games.spinner.batched_heuristic import (
+    heuristic_scores_from_obs,
+    heuristic_terms_from_obs,
+    legal_masks_from_obs,
+)
+from spinner_env.games.spinner.batched_players import HeuristicPolicy
 from spinner_env.games.spinner.encoding import (
+    ENCODING,
     MAX_PLAYERS,
     MAX_UNFILLED,
+    NUM_ACTIONS,
     NUM_TILES,
     OBSERVATION_SLICES,
 )
+from spinner_env.games.spinner.expert import SpinnerExpertWeights
 from spinner_env.games.spinner.rules import NUM_VALUES
-
-
-@dataclass(frozen=True)
-class InputGroup:
-    """One named group: its size and the function from the observations (rows), the row of
-    each move and its action id to one row of ``size`` numbers per move."""
-
-    name: str
-    size: int
-    compute: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
-
+from spinner_env.games.spinner.weights import COMPILED_WEIGHT_NAMES, WEIGHT_NAMES
 
 _SL = OBSERVATION_SLICES
 _OTHER_VOIDS = slice(_SL["voids"].start + NUM_VALUES, _SL["voids"].stop)
@@ -115,38 +100,39 @@ def _move(obs: np.ndarray, rows: np.ndarray, actions: np.ndarray) -> np.ndarray:
     )
 
 
-SPINNER_INPUTS = (
+INPUTS = (
     InputGroup("position", MAX_PLAYERS + 6 + MAX_PLAYERS - 1, _position),
     InputGroup("move", 4 * NUM_VALUES + 2 + (MAX_PLAYERS - 1) * NUM_VALUES, _move),
 )
-"""Spinner's groups (module docstring)."""
+"""What a residual may read beside the expert's terms (module docstring)."""
 
 
-_MT = mt.OBSERVATION_SLICES
-_MT_OTHER_VOIDS = slice(_MT["voids"].start + MT_NUM_VALUES, _MT["voids"].stop)
+def _scores(obs: np.ndarray, mask: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    return heuristic_scores_from_obs(obs, np.ascontiguousarray(mask, np.int8), weights)
 
 
-def _mexican_train_position(obs: np.ndarray, rows: np.ndarray, actions: np.ndarray) -> np.ndarray:
-    voids = obs[:, _MT_OTHER_VOIDS].reshape(len(obs), mt.MAX_PLAYERS - 1, MT_NUM_VALUES)
-    per_root = np.concatenate(
-        [
-            obs[:, _MT["hand_sizes"]],
-            obs[:, _MT["boneyard"]],
-            obs[:, _MT["hand"]] @ MT_TILE_PIPS[:, None].astype(np.float64),
-            np.argmax(obs[:, _MT["round"]], axis=1)[:, None],
-            obs[:, _MT["drew"]],
-            obs[:, _MT["extra_placement"]],
-            obs[:, _MT["unsatisfied"]].sum(axis=1, keepdims=True),
-            obs[:, _MT["markers"]],
-            obs[:, _MT["playable"]].sum(axis=1, keepdims=True),
-            voids.sum(axis=2),
-        ],
-        axis=1,
-    )
-    return per_root[rows]
-
-
-MEXICAN_TRAIN_INPUTS = (
-    InputGroup("position", 2 * mt.MAX_PLAYERS + 7 + mt.MAX_PLAYERS - 1, _mexican_train_position),
+EXPERT = Valuation(
+    weight_names=COMPILED_WEIGHT_NAMES,
+    default_weights=tuple(SpinnerExpertWeights().as_array().tolist()),
+    linear_in=tuple(name for name in COMPILED_WEIGHT_NAMES if name != "late_hand_size"),
+    legal=legal_masks_from_obs,
+    scores=_scores,
+    player_weights=len(WEIGHT_NAMES),
+    player=HeuristicPolicy,
+    score_terms=heuristic_terms_from_obs,
+    input_groups=INPUTS,
 )
-"""Mexican Train's groups (module docstring)."""
+"""The expert's score of each legal placement (``SpinnerExpertWeights``), with phase
+weights (0 for the expert) after its own."""
+
+
+def expert_advantages(observations: np.ndarray) -> np.ndarray:
+    """``expert`` with the default weights: :func:`~spinner_env.core.valuation.advantages`
+    of the expert's score of each legal placement, read from each row's observation."""
+    return EXPERT.advantages(observations, EXPERT.defaults)
+
+
+FEATURES = (Feature("expert", ENCODING.game_name, NUM_ACTIONS, expert_advantages, EXPERT),)
+"""Spinner's observation features."""
+
+__all__ = ["EXPERT", "FEATURES", "INPUTS", "expert_advantages"]
